@@ -1,0 +1,67 @@
+import ArgumentParser
+import AudioSessionScenario
+
+/// `audiosessionctl replay FILE|DIR...`: replays scenarios against the engine; exits 0 only if all pass.
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Replay scenario files against the policy engine.",
+        discussion: "Directories are searched for *.yaml files. Exits 0 only when every scenario passes."
+    )
+
+    @Argument(help: "Scenario files or directories.")
+    var paths: [String]
+
+    @Flag(help: "Print a table of every step: each session's state, output and route.")
+    var timeline = false
+
+    @Flag(help: "With the timeline, say why each session is as it is; on failure, always shown.")
+    var explain = false
+
+    func run() throws {
+        var output = StandardOutput()
+        let passed = try Replay.run(paths: paths, timeline: timeline, explain: explain, to: &output)
+        if !passed { throw ExitCode.failure }
+    }
+}
+
+/// The replay itself, callable from tests with any output.
+public enum Replay {
+    /// Replays every scenario under `paths`, writing results to `output`; true when all passed. A file that
+    /// cannot be read counts as a failure and the others still run.
+    public static func run(
+        paths: [String],
+        timeline: Bool,
+        explain: Bool,
+        to output: inout some TextOutputStream
+    ) throws -> Bool {
+        let files = try ScenarioLoader.scenarioFiles(in: paths)
+        guard !files.isEmpty else { throw ValidationError("no scenario files (*.yaml) under \(paths.joined(separator: ", "))") }
+        var failed = 0
+        for file in files {
+            let scenario: Scenario
+            do {
+                scenario = try ScenarioLoader.load(path: file)
+            } catch {
+                failed += 1
+                print("FAIL \(file)\n  \(error)", to: &output)
+                continue
+            }
+            let result = ScenarioRunner.run(scenario)
+            print("\(result.passed ? "ok  " : "FAIL") \(file): \(scenario.name)", to: &output)
+            for failure in result.failures { print(failure, to: &output) }
+            if !result.passed { failed += 1 }
+            if timeline || explain {
+                print(TimelineRenderer.render(result, explain: explain), to: &output)
+                print("", to: &output)
+            }
+        }
+        print("\(files.count - failed) passed, \(failed) failed", to: &output)
+        return failed == 0
+    }
+}
+
+/// Standard output as a `TextOutputStream`.
+struct StandardOutput: TextOutputStream {
+    mutating func write(_ string: String) { print(string, terminator: "") }
+}

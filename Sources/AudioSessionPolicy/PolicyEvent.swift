@@ -1,0 +1,85 @@
+/// A fact the engine is told. Everything the engine knows arrives as one of these, in order.
+public enum PolicyEvent: Hashable, Sendable {
+    /// A session appears: an app's client connected, or an unaware app was seen. Starts as C1 says unless the
+    /// declaration says otherwise.
+    case sessionCreated(SessionID, SessionDeclaration)
+    /// A session disappears: its client disconnected. Interruptions it caused end (shouldResume only if it
+    /// had already deactivated with notifyOthers).
+    case sessionRemoved(SessionID)
+    case setCategory(SessionID, Category, mode: Mode = .default, options: CategoryOptions = [])
+    case activate(SessionID)
+    case deactivate(SessionID, notifyOthers: Bool = false)
+    /// A stream starts or restarts (play, record); creates it if new. May activate its session (D5).
+    case streamStarted(StreamID, session: SessionID, direction: StreamDirection)
+    /// A stream is paused; it stays known.
+    case streamPaused(StreamID)
+    /// A stream is gone.
+    case streamRemoved(StreamID)
+    case silentSwitch(SilentSwitch)
+    case screenLocked(Bool)
+    case appState(SessionID, AppState)
+    case portConnected(Port)
+    case portDisconnected(Port)
+    case outputSelected(Port)
+    case outputOverridden(SessionID, SpeakerOverride)
+    case mediaServicesLost
+    case mediaServicesReset
+    case timerFired(TimerID)
+}
+
+/// Output (playback) or input (capture).
+public enum StreamDirection: String, Hashable, Sendable {
+    case output
+    case input
+}
+
+/// The Ring/Silent switch.
+public enum SilentSwitch: String, Hashable, Sendable {
+    case ring
+    case silent
+}
+
+/// Whether an app is in the foreground (A3, A7, O5).
+public enum AppState: String, Hashable, Sendable {
+    case foreground
+    case background
+}
+
+/// A `playAndRecord` session's own output choice (R5).
+public enum SpeakerOverride: String, Hashable, Sendable {
+    case none
+    case speaker
+}
+
+/// What is known of a session when it appears.
+public struct SessionDeclaration: Hashable, Sendable {
+    /// The app's name, as `callExemptApps` lists it.
+    public var appName: String
+    public var category: Category
+    public var mode: Mode
+    public var options: CategoryOptions
+    /// A telephony or VoIP call (A2, A6, O6).
+    public var isCall: Bool
+    public var appState: AppState
+    /// Set for an unaware app: the properties of its stream, classified by the configured rules (U1). The
+    /// category, mode, options and call flag above are then ignored.
+    public var unawareStreamProperties: [String: String]?
+
+    public init(
+        appName: String,
+        category: Category = .soloAmbient,
+        mode: Mode = .default,
+        options: CategoryOptions = [],
+        isCall: Bool = false,
+        appState: AppState = .foreground,
+        unawareStreamProperties: [String: String]? = nil
+    ) {
+        self.appName = appName
+        self.category = category
+        self.mode = mode
+        self.options = options
+        self.isCall = isCall
+        self.appState = appState
+        self.unawareStreamProperties = unawareStreamProperties
+    }
+}

@@ -1,0 +1,49 @@
+/// Where a session stands in its activation life cycle (POLICY section 2).
+public enum SessionState: String, CaseIterable, Hashable, Sendable {
+    case inactive
+    case active
+    case interrupted
+}
+
+/// What a session's output streams hear, the loudest of them (POLICY section 3); `none` when no output stream
+/// is running.
+public enum OutputSummary: String, CaseIterable, Hashable, Sendable {
+    case audible
+    case ducked
+    case silent
+    case none
+}
+
+/// What a session's input streams do; `none` when no input stream is running.
+public enum InputSummary: String, CaseIterable, Hashable, Sendable {
+    case capturing
+    case muted
+    case none
+}
+
+/// Everything a session can be asked about, as it stands now.
+public struct SessionSnapshot: Hashable, Sendable {
+    public var id: SessionID
+    public var appName: String
+    public var category: Category
+    public var mode: Mode
+    /// As reported: implied options included (C3, C5).
+    public var options: CategoryOptions
+    public var isCall: Bool
+    public var isUnaware: Bool
+    public var state: SessionState
+    /// Why the session is in `state`: the rule and event that put it there.
+    public var stateReason: Reason
+    public var appState: AppState
+    public var output: OutputSummary
+    /// Why `output` is what it is; nil when `output` is `none`.
+    public var outputReason: Reason?
+    public var input: InputSummary
+    public var route: Route
+    /// The R-rule that chose `route.output`; nil when the category has no output.
+    public var routeReason: Reason?
+    public var isOtherAudioPlaying: Bool
+    public var secondaryAudioShouldBeSilencedHint: Bool
+    /// The sessions that caused its interruption, while it is interrupted.
+    public var interruptedBy: [SessionID]
+}

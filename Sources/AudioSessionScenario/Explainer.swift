@@ -1,0 +1,80 @@
+import AudioSessionPolicy
+
+/// Puts the engine's reasons into words a person can act on: "interrupted by phone (A6) at step 4".
+public struct Explainer: Sendable {
+    let names: SessionNames
+    let stepOfEvent: [EventNumber: Int]
+
+    /// One reason as a phrase.
+    public func describe(_ reason: Reason) -> String {
+        let other = reason.session.map { names.name(of: $0) } ?? "another session"
+        let port = reason.port?.rawValue ?? "a port"
+        let phrase =
+            switch reason.rule {
+            case .A4, .A5, .A6, .C7: "interrupted by \(other)"
+            case .D4: "interrupted; its interrupter was interrupted, so it now waits on \(other)"
+            case .D3: "its interruption by \(other) ended"
+            case .D1: "deactivated"
+            case .D2: "deactivated with a stream still running"
+            case .D5: "activated by starting a stream"
+            case .A1: "activated"
+            case .A2: "a call (\(other)) is active"
+            case .A3: "in the background and \(other) is active and nonmixable"
+            case .C1: "not activated yet"
+            case .C4, .C5, .C6: "illegal category, mode or option"
+            case .U1: "an unaware app, classified by the rules, not playing yet"
+            case .U2: "its grace period after the last stream ended ran out"
+            case .U3: "resumed by the daemon after its interruption ended"
+            case .M1: "the sound server was lost or reset"
+            case .O1: "its category has no output"
+            case .R4 where reason.event != nil: "stopped when \(port) was disconnected"
+            case .O4: "the silent switch is on"
+            case .O5: reason.session == nil ? "the screen is locked" : "its app is in the background"
+            case .O6: "\(other) is recording"
+            case .O7: "ducked by \(other)"
+            case .O8: "nothing silences or ducks it"
+            case .R1: "default route \(port)"
+            case .R2: "the most recently connected allowed port, \(port)"
+            case .R3: "selected by the user: \(port)"
+            case .R5: "speaker override"
+            case .R6: "input from \(port)"
+            case .A7: "\(other) is active and nonmixable"
+            default: "rule \(reason.rule.rawValue)"
+            }
+        return "\(phrase) (\(reason.rule.rawValue))" + when(reason.event)
+    }
+
+    private func when(_ event: EventNumber?) -> String {
+        guard let event, let step = stepOfEvent[event] else { return "" }
+        return step == 0 ? " at setup" : " at step \(step)"
+    }
+
+    /// Why a session is as it is: its state, its output and its route, one sentence each.
+    public func explain(_ snapshot: SessionSnapshot) -> [String] {
+        let name = names.name(of: snapshot.id)
+        var lines = ["\(name) is \(snapshot.state.rawValue): \(describe(snapshot.stateReason))"]
+        if let reason = snapshot.outputReason {
+            lines.append("\(name) output is \(snapshot.output.rawValue): \(describe(reason))")
+        }
+        if let reason = snapshot.routeReason, let port = snapshot.route.output {
+            lines.append("\(name) route is \(port.rawValue): \(describe(reason))")
+        }
+        return lines
+    }
+
+    /// A sent notification in the scenario file's words.
+    func format(_ sent: SentNotification) -> String {
+        "\(names.name(of: sent.session)) \(Self.text(of: sent.notification))"
+    }
+
+    static func text(of notification: SessionNotification) -> String {
+        switch notification {
+        case .interruptionBegan: "interruption began"
+        case .interruptionEnded(let shouldResume): "interruption ended shouldResume=\(shouldResume)"
+        case .routeChange(let reason, _): "routeChange \(reason.rawValue)"
+        case .silenceSecondaryAudioHint(let begins): "silenceSecondaryAudioHint \(begins ? "begin" : "end")"
+        case .mediaServicesWereLost: "mediaServices lost"
+        case .mediaServicesWereReset: "mediaServices reset"
+        }
+    }
+}

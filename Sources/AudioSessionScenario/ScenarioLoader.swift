@@ -1,0 +1,110 @@
+import AudioSessionPolicy
+import Yams
+
+/// Reads scenario files (POLICY section 7) into `Scenario`s. Unknown keys, unknown words and steps that cannot
+/// make sense (an undeclared session, an unaware app driven by `activate`) are errors at their line and column,
+/// so that a scenario that loads replays as its author meant.
+public enum ScenarioLoader: Sendable {
+    /// The keys a scenario file may have at its top level.
+    public static let topLevelKeys = ["name", "config", "device", "sessions", "steps"]
+
+    /// Reads the scenario file at `path`; the scenario's `file` is `path` as given.
+    public static func load(path: String) throws -> Scenario {
+        try parse(yaml: StrictYAML.readFile(path), file: path)
+    }
+
+    /// Reads a scenario from YAML text; `file` names it in errors and in the scenario.
+    public static func parse(yaml text: String, file: String) throws -> Scenario {
+        let text = StrictYAML.withoutByteOrderMark(text)
+        let yaml = StrictYAML(file: file)
+        let root = try yaml.compose(text, expected: "a scenario with name, sessions and steps")
+        let top = try yaml.mapping(root, "scenario", allowedKeys: topLevelKeys)
+        let name = try yaml.string(top.required("name"), "name")
+        let config = try top["config"].map { try PolicyConfigLoader.parse($0, yaml, label: "config") }
+        let device = try top["device"].map { try yaml.device($0, "device") }
+        var reader = ScenarioReader(yaml: yaml)
+        try reader.readSessions(top.required("sessions"))
+        let steps = try reader.readSteps(top.required("steps"))
+        return Scenario(
+            file: file,
+            name: name,
+            config: config ?? .standard,
+            device: device ?? DeviceSetup(),
+            sessions: reader.sessions,
+            steps: steps,
+            coveredRules: try yaml.coveredRules(in: text)
+        )
+    }
+}
+
+/// The state of reading one scenario: the sessions declared so far, which steps and expectations may name.
+struct ScenarioReader {
+    let yaml: StrictYAML
+    private(set) var sessions: [SessionSpec] = []
+
+    init(yaml: StrictYAML) {
+        self.yaml = yaml
+    }
+
+    /// The keys of one session.
+    static let sessionKeys = ["category", "mode", "options", "call", "appState", "stream"]
+    /// Keys an unaware app's session (`stream:`) may not have: the rules decide its category, mode, options and
+    /// whether it is a call.
+    static let keysOfAwareSessions = ["category", "mode", "options", "call"]
+
+    /// `sessions:`, in the order written; at least one.
+    mutating func readSessions(_ node: Node) throws {
+        let mapping = try yaml.mapping(node, "sessions")
+        guard !mapping.isEmpty else {
+            throw yaml.error(at: node, "sessions: the scenario declares no session; declare at least one")
+        }
+        for entry in mapping.entries {
+            sessions.append(try readSession(entry))
+        }
+    }
+
+    private func readSession(_ entry: StrictMapping.Entry) throws -> SessionSpec {
+        let label = "session '\(entry.key)'"
+        // `music:` with nothing after it is a session with C1's defaults, like `music: {}`.
+        let mapping = try yaml.mapping(entry.value.isNull ? [:] : entry.value, label, allowedKeys: Self.sessionKeys)
+        var declaration = SessionDeclaration(appName: entry.key)
+        declaration.appState =
+            try mapping.optional("appState") { node, label in
+                try yaml.choice(node, label, noun: "an app state", [AppState.foreground, .background])
+            } ?? .foreground
+
+        if let stream = mapping["stream"] {
+            if let aware = mapping.entries.first(where: { Self.keysOfAwareSessions.contains($0.key) }) {
+                throw yaml.error(
+                    at: aware.keyNode,
+                    "\(label): '\(aware.key)' cannot go with 'stream': an unaware app's session is classified by"
+                        + " the configured rules; remove one of the two"
+                )
+            }
+            declaration.unawareStreamProperties = try streamProperties(stream, mapping.label(of: "stream"))
+        } else {
+            declaration.category = try mapping.optional("category", yaml.category) ?? .soloAmbient
+            declaration.mode = try mapping.optional("mode", yaml.mode) ?? .default
+            let options = try mapping.optional("options", yaml.options) ?? WrittenOptions()
+            try yaml.checkLegal(
+                category: declaration.category,
+                mode: declaration.mode,
+                modeNode: mapping["mode"],
+                options: options,
+                in: mapping
+            )
+            declaration.options = options.set
+            declaration.isCall = try mapping.optional("call", yaml.bool) ?? false
+        }
+        return SessionSpec(name: entry.key, declaration: declaration, location: yaml.location(of: entry.keyNode))
+    }
+
+    private func streamProperties(_ node: Node, _ label: String) throws -> [String: String] {
+        let mapping = try yaml.mapping(node, label, allowedKeys: ClassificationRule.matchableProperties)
+        var properties: [String: String] = [:]
+        for entry in mapping.entries {
+            properties[entry.key] = try yaml.string(entry.value, mapping.label(of: entry.key))
+        }
+        return properties
+    }
+}

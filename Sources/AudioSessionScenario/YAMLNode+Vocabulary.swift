@@ -1,0 +1,81 @@
+import AudioSessionPolicy
+import Yams
+
+/// Readers for the policy's own words (categories, modes, options, ports), shared by sessions, steps, expectations
+/// and classification rules so that each word is spelled and checked the same way everywhere.
+extension StrictYAML {
+    func category(_ node: Node, _ label: String) throws -> Category {
+        try choice(node, label, noun: "a category", Category.allCases)
+    }
+
+    func mode(_ node: Node, _ label: String) throws -> Mode {
+        try choice(node, label, noun: "a mode", Mode.allCases)
+    }
+
+    /// A port; `direction` limits it to outputs or inputs where only those make sense.
+    func port(_ node: Node, _ label: String, direction: StreamDirection? = nil) throws -> Port {
+        switch direction {
+        case nil: try choice(node, label, noun: "a port", Port.allCases)
+        case .output: try choice(node, label, noun: "an output port", Port.allCases.filter(\.isOutput))
+        case .input: try choice(node, label, noun: "an input port", Port.allCases.filter(\.isInput))
+        }
+    }
+
+    /// A list of ports in the given direction, each once (`device.outputs`, `device.inputs`).
+    func portList(_ node: Node, _ label: String, direction: StreamDirection) throws -> [Port] {
+        var ports: [Port] = []
+        for item in try sequence(node, label) {
+            let port = try port(item, label, direction: direction)
+            guard !ports.contains(port) else {
+                throw error(at: item, "\(label): '\(port.rawValue)' is listed twice")
+            }
+            ports.append(port)
+        }
+        return ports
+    }
+
+    /// A list of option names, each once, with the node of each so that a C4 error can point at it.
+    func options(_ node: Node, _ label: String) throws -> WrittenOptions {
+        var written = WrittenOptions()
+        for item in try sequence(node, label) {
+            let option = try choice(item, label, noun: "an option", CategoryOptions.named.map { ($0.name, $0.option) })
+            guard written.set.isDisjoint(with: option) else {
+                throw error(at: item, "\(label): \(item.kindForMessages) is listed twice")
+            }
+            written.set.insert(option)
+            written.nodes.append((option, item))
+        }
+        return written
+    }
+
+    /// C4 and C5 for a session declared in a file (a scenario's session, a classification rule): an illegal mode or
+    /// option there has no step to fail with `badParam` (C6), so it is an error in the file.
+    func checkLegal(category: Category, mode: Mode, modeNode: Node?, options: WrittenOptions, in mapping: StrictMapping)
+        throws
+    {
+        let label = mapping.label
+        if let modeNode, !mode.isLegal(with: category) {
+            let allowed = Category.allCases.filter { mode.isLegal(with: $0) }.map(\.rawValue).joined(separator: ", ")
+            throw error(
+                at: modeNode,
+                "\(label): mode '\(mode.rawValue)' is not allowed with category '\(category.rawValue)' (C5);"
+                    + " it is allowed with: \(allowed)"
+            )
+        }
+        guard let illegal = options.set.firstIllegalOption(for: category), let option = CategoryOptions(name: illegal)
+        else { return }
+        let node = options.nodes.first { $0.option == option }?.node ?? mapping.node
+        let allowed = Category.allCases.filter { option.firstIllegalOption(for: $0) == nil }
+        throw error(
+            at: node,
+            "\(label): option '\(illegal)' is not allowed with category '\(category.rawValue)' (C4);"
+                + " it is allowed with: \(allowed.map(\.rawValue).joined(separator: ", "))"
+        )
+    }
+}
+
+/// Options as a file lists them: the set, and where each was written.
+struct WrittenOptions {
+    var set: CategoryOptions = []
+    var nodes: [(option: CategoryOptions, node: Node)] = []
+}

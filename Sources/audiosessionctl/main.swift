@@ -1,0 +1,3 @@
+import AudioSessionCLI
+
+AudioSessionCtl.main()

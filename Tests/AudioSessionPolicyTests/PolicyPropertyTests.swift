@@ -1,0 +1,103 @@
+import AudioSessionPolicy
+import Testing
+
+/// Random runs with invariants checked after every step; a failure names the seed and step to replay.
+@Suite struct PolicyPropertyTests {
+    static let runs = 500
+    static let stepsPerRun = 200
+
+    @Test func invariantsHoldAfterEveryRandomStep() {
+        var steps = 0
+        for seed in 1...UInt64(Self.runs) {
+            var checker = InvariantChecker()
+            let log = Self.replay(seed: seed, steps: Self.stepsPerRun) { engine, step, actions in
+                checker.check(engine, after: actions, seed: seed, step: step)
+            }
+            steps += log.count
+            if !checker.violations.isEmpty {
+                Issue.record("seed \(seed): \(checker.violations.prefix(3).joined(separator: "; "))")
+                return
+            }
+        }
+        #expect(steps >= 100_000)
+    }
+
+    @Test func theSameStepsAlwaysGiveTheSameResults() {
+        for seed in [7, 42, 1_000_003] as [UInt64] {
+            let first = Self.replay(seed: seed, steps: 2_000) { _, _, _ in }
+            let second = Self.replay(seed: seed, steps: 2_000) { _, _, _ in }
+            #expect(first == second, "seed \(seed) gave different outcomes")
+        }
+    }
+
+    /// Creates the sessions of `seed` and feeds `steps` random events, returning every outcome.
+    static func replay(
+        seed: UInt64,
+        steps: Int,
+        afterEach: (PolicyEngine, Int, [PolicyAction]) -> Void
+    ) -> [PolicyOutcome] {
+        var source = RandomEventSource(seed: seed)
+        var engine = PolicyEngine(outputs: [.receiver, .speaker], inputs: [.builtInMic])
+        for (id, declaration) in source.declarations() { _ = engine.handle(.sessionCreated(id, declaration)) }
+        var outcomes: [PolicyOutcome] = []
+        for step in 1...steps {
+            let outcome = engine.handle(source.nextEvent())
+            source.observe(outcome.actions)
+            outcomes.append(outcome)
+            afterEach(engine, step, outcome.actions)
+        }
+        return outcomes
+    }
+}
+
+/// The invariants of the issue, plus a few that follow from POLICY.md.
+struct InvariantChecker {
+    var violations: [String] = []
+    /// Sessions with a `began` not yet followed by an `ended`.
+    private var awaitingEnd: Set<SessionID> = []
+    private var silentSwitch = SilentSwitch.ring
+
+    mutating func check(_ engine: PolicyEngine, after actions: [PolicyAction], seed: UInt64, step: Int) {
+        func fail(_ text: String) { violations.append("step \(step): \(text)") }
+        for action in actions {
+            guard case .notify(let id, let notification, _) = action else { continue }
+            switch notification {
+            case .interruptionBegan: awaitingEnd.insert(id)
+            case .interruptionEnded:
+                if awaitingEnd.remove(id) == nil { fail("\(id) got an ended with no began before it") }
+            default: break
+            }
+        }
+        let snapshots = engine.sessionIDs.compactMap { engine.snapshot(of: $0) }
+        let activeNonmixable = snapshots.filter { $0.state == .active && !$0.options.contains(.mixWithOthers) }
+        if activeNonmixable.count > 1 { fail("several active nonmixable sessions: \(activeNonmixable.map(\.id))") }
+        for snapshot in snapshots {
+            let heard = snapshot.output == .audible || snapshot.output == .ducked
+            if heard && snapshot.state != .active { fail("\(snapshot.id) is heard while \(snapshot.state)") }
+            if engine.silentSwitchPosition == .silent, snapshot.category.isSilencedBySwitchAndLock, heard {
+                fail("\(snapshot.id) (\(snapshot.category)) is heard while the switch is silent")
+            }
+            if snapshot.output == .ducked {
+                let ducker = snapshots.contains { $0.id != snapshot.id && $0.state == .active && $0.options.contains(.duckOthers) }
+                if !ducker { fail("\(snapshot.id) is ducked with no other active session ducking") }
+            }
+            for cause in snapshot.interruptedBy where engine.snapshot(of: cause)?.state != .active {
+                fail("\(snapshot.id) waits on \(cause), which is not active")
+            }
+            if snapshot.state == .interrupted && snapshot.interruptedBy.isEmpty { fail("\(snapshot.id) interrupted by no one") }
+        }
+        // The engine judges again only the streams an event may have changed: what it last sent must still be
+        // what the rules decide now, for every stream.
+        for snapshot in snapshots {
+            for stream in engine.streamIDs(of: snapshot.id) {
+                guard let sent = engine.sentEffect(of: stream), let now = engine.verdict(of: stream) else {
+                    fail("\(stream) of \(snapshot.id) never got a verdict")
+                    continue
+                }
+                if sent.level != now.level || sent.port != now.port {
+                    fail("\(stream) of \(snapshot.id) was sent \(sent.level)@\(sent.port?.rawValue ?? "-") but is now \(now.level)@\(now.port?.rawValue ?? "-")")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what the build and the tests need and the machine lacks. The Swift toolchain is expected on the
+# machine (it is not a Debian package); Debian packages named in PACKAGES are installed with apt-get.
+set -euo pipefail
+
+PACKAGES=()
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "install-deps: no Swift toolchain on PATH; install Swift 6 (swift.org) and try again" >&2
+    exit 1
+fi
+
+missing=()
+for package in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "install-deps: installing ${missing[*]}"
+    sudo_cmd=()
+    [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}"
+fi
