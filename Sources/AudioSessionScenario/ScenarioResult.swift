@@ -44,4 +44,6 @@ public struct TimelineRow: Sendable {
     public var step: Step
     public var sessions: [SessionSnapshot]
     public var error: PolicyError?
+    /// What the step's events told the sessions, in words, with why.
+    public var notifications: [String]
 }

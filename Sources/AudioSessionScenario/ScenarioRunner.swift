@@ -59,6 +59,7 @@ public struct ScenarioRunner {
 
     private mutating func perform(_ step: Step) {
         var errors: [PolicyError] = []
+        let alreadySent = unchecked.count
         switch step.action {
         case .expect(let expectation):
             check(expectation, at: step)
@@ -74,7 +75,9 @@ public struct ScenarioRunner {
             }
         }
         checkError(errors.first, at: step)
-        timeline.append(TimelineRow(step: step, sessions: snapshots(), error: errors.first))
+        let explainer = Explainer(names: names, stepOfEvent: stepOfEvent)
+        let sent = unchecked.dropFirst(alreadySent).map { explainer.format($0) + ": " + explainer.describe($0.reason) }
+        timeline.append(TimelineRow(step: step, sessions: snapshots(), error: errors.first, notifications: sent))
     }
 
     private mutating func handle(_ event: PolicyEvent, step: Step) -> PolicyError? {

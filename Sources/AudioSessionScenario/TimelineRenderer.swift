@@ -3,21 +3,27 @@ import AudioSessionPolicy
 /// A replay as a table a person can read at a glance: one row per step, one column per session showing its
 /// state, output and route.
 public enum TimelineRenderer {
-    /// The table; with `explain`, each row is followed by why each session is as it is.
+    /// The table, each row followed by the notifications its step sent and any error; with `explain`, also by
+    /// why each session whose cell changed is as it is.
     public static func render(_ result: ScenarioResult, explain: Bool) -> String {
         let names = result.names.names
         let header = ["step", "action"] + names
         var rows: [[String]] = []
         var notes: [Int: [String]] = [:]
+        var previousCells: [String] = []
         for (index, row) in result.timeline.enumerated() {
             let cells = row.sessions.map { cell(for: $0) }
             let failed = result.failures.contains { $0.step?.number == row.step.number }
             rows.append(["\(row.step.number)\(failed ? " ✗" : "")", describe(row.step)] + cells)
-            var lines: [String] = []
+            var lines = row.notifications.map { "→ \($0)" }
             if let error = row.error { lines.append("error: \(error)") }
             if explain {
-                for snapshot in row.sessions { lines += result.explainer.explain(snapshot) }
+                for (column, snapshot) in row.sessions.enumerated()
+                where previousCells.count <= column || previousCells[column] != cells[column] {
+                    lines += result.explainer.explain(snapshot)
+                }
             }
+            previousCells = cells
             notes[index] = lines
         }
         let widths = header.indices.map { column in
