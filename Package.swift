@@ -30,9 +30,11 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "audiosessionctl", dependencies: ["AudioSessionCLI"]),
+        // What tests and benchmarks share: a seeded random generator.
+        .target(name: "AudioSessionTestSupport"),
         // Prints engine throughput and state size; run with `make bench` (release mode).
-        .executableTarget(name: "PolicyBenchmark", dependencies: ["AudioSessionPolicy"]),
-        .testTarget(name: "AudioSessionPolicyTests", dependencies: ["AudioSessionPolicy"]),
+        .executableTarget(name: "PolicyBenchmark", dependencies: ["AudioSessionPolicy", "AudioSessionTestSupport"]),
+        .testTarget(name: "AudioSessionPolicyTests", dependencies: ["AudioSessionPolicy", "AudioSessionTestSupport"]),
         .testTarget(
             name: "AudioSessionScenarioTests",
             dependencies: ["AudioSessionScenario", "AudioSessionCLI", "AudioSessionPolicy"],

@@ -36,7 +36,9 @@ public enum Replay {
         to output: inout some TextOutputStream
     ) throws -> Bool {
         let files = try ScenarioLoader.scenarioFiles(in: paths)
-        guard !files.isEmpty else { throw ValidationError("no scenario files (*.yaml) under \(paths.joined(separator: ", "))") }
+        guard !files.isEmpty else {
+            throw ValidationError("no scenario files (*.yaml) under \(paths.joined(separator: ", "))")
+        }
         var failed = 0
         for file in files {
             let scenario: Scenario

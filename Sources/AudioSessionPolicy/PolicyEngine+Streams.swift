@@ -1,7 +1,8 @@
 extension PolicyEngine {
     /// A stream starts or restarts: it runs, any R4 stop is over (O3), an unaware app's grace ends, and D5
     /// activates its session if needed. A failed activation leaves the stream running but silent.
-    mutating func startStream(_ id: StreamID, session sessionID: SessionID, direction: StreamDirection) -> PolicyError? {
+    mutating func startStream(_ id: StreamID, session sessionID: SessionID, direction: StreamDirection) -> PolicyError?
+    {
         guard let session = sessions[sessionID] else { return unknownSession(sessionID) }
         if let existing = streams[id] {
             guard existing.session == sessionID, existing.direction == direction else {

@@ -11,8 +11,11 @@ extension SessionExpectation {
     /// The fields that differ from the session as it is.
     func mismatches(in snapshot: SessionSnapshot) -> [Mismatch] {
         var found: [Mismatch] = []
-        func compare<Value: Equatable>(_ field: String, _ expected: Value?, _ actual: Value, _ text: (Value) -> String) {
-            if let expected, expected != actual { found.append(Mismatch(field: field, expected: text(expected), actual: text(actual))) }
+        func compare<Value: Equatable>(_ field: String, _ expected: Value?, _ actual: Value, _ text: (Value) -> String)
+        {
+            if let expected, expected != actual {
+                found.append(Mismatch(field: field, expected: text(expected), actual: text(actual)))
+            }
         }
         compare("state", state, snapshot.state, \.rawValue)
         compare("output", output, snapshot.output, \.rawValue)
@@ -36,7 +39,9 @@ enum NotificationMatcher {
     /// Nil when they match; otherwise what is wrong.
     static func mismatch(expected: [ExpectedNotification], sent: [SentNotification], names: SessionNames) -> String? {
         var sentBySession: [String: [SessionNotification]] = [:]
-        for notification in sent { sentBySession[names.name(of: notification.session), default: []].append(notification.notification) }
+        for notification in sent {
+            sentBySession[names.name(of: notification.session), default: []].append(notification.notification)
+        }
         var expectedBySession: [String: [ExpectedNotification.Kind]] = [:]
         for notification in expected { expectedBySession[notification.session, default: []].append(notification.kind) }
         for session in Set(sentBySession.keys).union(expectedBySession.keys).sorted() {

@@ -170,13 +170,19 @@ public struct ScenarioRunner {
         }
         if let expectedNotifications = expectation.notifications {
             let sent = unchecked.map { explainer.format($0) }
-            if let problem = NotificationMatcher.mismatch(expected: expectedNotifications, sent: unchecked, names: names) {
+            if let problem = NotificationMatcher.mismatch(
+                expected: expectedNotifications,
+                sent: unchecked,
+                names: names
+            ) {
                 failures.append(
                     StepFailure(
                         step: step,
                         location: step.location,
-                        expected: "notifications: " + expectedNotifications.map(NotificationMatcher.format).joined(separator: "; "),
-                        actual: "notifications: " + (sent.isEmpty ? "none" : sent.joined(separator: "; ")) + " (\(problem))",
+                        expected: "notifications: "
+                            + expectedNotifications.map(NotificationMatcher.format).joined(separator: "; "),
+                        actual: "notifications: " + (sent.isEmpty ? "none" : sent.joined(separator: "; "))
+                            + " (\(problem))",
                         reasons: unchecked.map { explainer.format($0) + ": " + explainer.describe($0.reason) }
                     )
                 )
@@ -228,7 +234,10 @@ struct VirtualClock {
     /// The earliest timer due by `end`, with the clock moved to when it falls due; nil when none is. A timer
     /// started by what a fired one set off is found too, if it falls due by `end`.
     mutating func popDue(upTo end: Int) -> TimerID? {
-        guard let next = due.indices.filter({ due[$0].at <= end }).min(by: { (due[$0].at, due[$0].timer) < (due[$1].at, due[$1].timer) })
+        guard
+            let next = due.indices.filter({ due[$0].at <= end }).min(by: {
+                (due[$0].at, due[$0].timer) < (due[$1].at, due[$1].timer)
+            })
         else { return nil }
         let (at, timer) = due.remove(at: next)
         now = max(now, at)

@@ -33,7 +33,10 @@ public enum TimelineRenderer {
             zip(cells, widths).map { $0 + String(repeating: " ", count: max(0, $1 - $0.count)) }
                 .joined(separator: " | ")
         }
-        var output = [result.scenario.name, line(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "-+-")]
+        var output = [
+            result.scenario.name, line(header),
+            widths.map { String(repeating: "-", count: $0) }.joined(separator: "-+-"),
+        ]
         for (index, row) in rows.enumerated() {
             output.append(line(row))
             output += (notes[index] ?? []).map { "      \($0)" }
@@ -55,10 +58,12 @@ public enum TimelineRenderer {
             .background(let name), .foreground(let name):
             "\(step.action.keyword) \(name)"
         case .deactivate(let name, let notifyOthers): "deactivate \(name)\(notifyOthers ? " +notify" : "")"
-        case .setCategory(let name, let category, let mode, _): "setCategory \(name) \(category.rawValue)/\(mode.rawValue)"
+        case .setCategory(let name, let category, let mode, _):
+            "setCategory \(name) \(category.rawValue)/\(mode.rawValue)"
         case .silentSwitch(let position): "switch \(position.rawValue)"
         case .screenLocked(let locked): locked ? "lock" : "unlock"
-        case .connect(let port), .disconnect(let port), .selectOutput(let port): "\(step.action.keyword) \(port.rawValue)"
+        case .connect(let port), .disconnect(let port), .selectOutput(let port):
+            "\(step.action.keyword) \(port.rawValue)"
         case .overrideOutput(let name, let override): "override \(name) \(override.rawValue)"
         case .mediaServicesLost: "media lost"
         case .mediaServicesReset: "media reset"

@@ -1,7 +1,8 @@
 import AudioSessionPolicy
+import AudioSessionTestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Engine throughput and state size. Figures are printed, never asserted: these machines are noisy, so each
@@ -36,7 +37,7 @@ for size in sizes {
 /// `sessions - busy` idle ones beside them.
 func nanosecondsPerEvent(sessions count: Int, busy: Int) -> Double {
     var engine = makeEngine(sessions: count)
-    var random = SplitMix(seed: 42)
+    var random = SeededRandom(seed: 42)
     var phase = [Int](repeating: 0, count: busy)
     let clock = ContinuousClock()
     var sink = 0
@@ -88,30 +89,18 @@ func bytesPerSession(count: Int) -> Int {
 
 func residentBytes() -> Int {
     #if canImport(Glibc)
-    let descriptor = open("/proc/self/statm", O_RDONLY)
-    guard descriptor >= 0 else { return 0 }
-    defer { close(descriptor) }
-    var buffer = [UInt8](repeating: 0, count: 128)
-    let count = read(descriptor, &buffer, buffer.count)
-    guard count > 0 else { return 0 }
-    let fields = String(decoding: buffer[0..<count], as: UTF8.self).split(separator: " ")
-    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        let descriptor = open("/proc/self/statm", O_RDONLY)
+        guard descriptor >= 0 else { return 0 }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 128)
+        let count = read(descriptor, &buffer, buffer.count)
+        guard count > 0 else { return 0 }
+        let fields = String(decoding: buffer[0..<count], as: UTF8.self).split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     #else
-    return 0
+        return 0
     #endif
-}
-
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }

@@ -6,7 +6,9 @@ import Testing
     @Test func a7HintBeginsAndEndsForForegroundMixableSessionsOnly() {
         var engine = PolicyEngine()
         _ = engine.handle(.sessionCreated(T.game, T.app("game", .ambient)))  // 1
-        _ = engine.handle(.sessionCreated(T.nav, T.app("nav", .playback, options: [.mixWithOthers], appState: .background)))  // 2
+        _ = engine.handle(
+            .sessionCreated(T.nav, T.app("nav", .playback, options: [.mixWithOthers], appState: .background))
+        )  // 2
         _ = engine.handle(.sessionCreated(T.music, T.app("music", .playback)))  // 3
         _ = engine.handle(.activate(T.game))  // 4
         _ = engine.handle(.activate(T.nav))  // 5
@@ -36,7 +38,11 @@ import Testing
         _ = engine.handle(.activate(T.game))
         _ = engine.handle(.activate(T.music))
         // video interrupts music: the hint stays true for game, so game hears nothing; music hears its began.
-        #expect(engine.actions(.activate(T.video)) == [.notify(T.music, .interruptionBegan, Reason(.A4, event: 6, session: T.video))])
+        #expect(
+            engine.actions(.activate(T.video)) == [
+                .notify(T.music, .interruptionBegan, Reason(.A4, event: 6, session: T.video))
+            ]
+        )
     }
 
     @Test func r1PrefersSelectionThenOverrideThenRecentPortThenReceiver() {
@@ -52,14 +58,22 @@ import Testing
         #expect(engine.snapshot(of: T.music)?.route.output == .bluetoothA2DP)
         #expect(
             engine.actions(.portConnected(.bluetoothHFP)) == [
-                .notify(T.phone, .routeChange(.newDeviceAvailable, previous: previous), Reason(.R2, event: 5, port: .bluetoothHFP))
+                .notify(
+                    T.phone,
+                    .routeChange(.newDeviceAvailable, previous: previous),
+                    Reason(.R2, event: 5, port: .bluetoothHFP)
+                )
             ]
         )
         #expect(engine.snapshot(of: T.phone)?.route == Route(output: .bluetoothHFP, input: .bluetoothHFP))
         let onBluetooth = Route(output: .bluetoothHFP, input: .bluetoothHFP)
         #expect(
             engine.actions(.outputOverridden(T.phone, .speaker)) == [
-                .notify(T.phone, .routeChange(.override, previous: onBluetooth), Reason(.R5, event: 6, session: T.phone))
+                .notify(
+                    T.phone,
+                    .routeChange(.override, previous: onBluetooth),
+                    Reason(.R5, event: 6, session: T.phone)
+                )
             ]
         )
         let onSpeaker = Route(output: .speaker, input: .bluetoothHFP)
@@ -76,7 +90,9 @@ import Testing
     @Test func r4StopsPlaybackOnTheLostPortButNotAPlayAndRecordSession() {
         var engine = PolicyEngine(outputs: [.speaker, .headphones])
         _ = engine.handle(.sessionCreated(T.music, T.app("music", .playback)))  // 1
-        _ = engine.handle(.sessionCreated(T.phone, T.app("phone", .playAndRecord, options: [.mixWithOthers, .defaultToSpeaker])))  // 2
+        _ = engine.handle(
+            .sessionCreated(T.phone, T.app("phone", .playAndRecord, options: [.mixWithOthers, .defaultToSpeaker]))
+        )  // 2
         _ = engine.handle(.activate(T.music))  // 3
         engine.play(T.music)  // 4
         _ = engine.handle(.activate(T.phone))  // 5
@@ -98,7 +114,10 @@ import Testing
         _ = engine.handle(.streamPaused(T.output(of: T.music)))
         #expect(
             engine.actions(.streamStarted(T.output(of: T.music), session: T.music, direction: .output)) == [
-                .setStream(T.output(of: T.music), StreamVerdict(level: .audible, port: .headphones, reason: Reason(.O8)))
+                .setStream(
+                    T.output(of: T.music),
+                    StreamVerdict(level: .audible, port: .headphones, reason: Reason(.O8))
+                )
             ]
         )
     }

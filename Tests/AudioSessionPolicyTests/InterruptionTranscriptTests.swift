@@ -99,4 +99,3 @@ import Testing
         #expect(engine.snapshot(of: T.video) == nil)
     }
 }
-

@@ -1,4 +1,5 @@
 import AudioSessionPolicy
+import AudioSessionTestSupport
 import Testing
 
 /// Random runs with invariants checked after every step; a failure names the seed and step to replay.
@@ -78,13 +79,17 @@ struct InvariantChecker {
                 fail("\(snapshot.id) (\(snapshot.category)) is heard while the switch is silent")
             }
             if snapshot.output == .ducked {
-                let ducker = snapshots.contains { $0.id != snapshot.id && $0.state == .active && $0.options.contains(.duckOthers) }
+                let ducker = snapshots.contains {
+                    $0.id != snapshot.id && $0.state == .active && $0.options.contains(.duckOthers)
+                }
                 if !ducker { fail("\(snapshot.id) is ducked with no other active session ducking") }
             }
             for cause in snapshot.interruptedBy where engine.snapshot(of: cause)?.state != .active {
                 fail("\(snapshot.id) waits on \(cause), which is not active")
             }
-            if snapshot.state == .interrupted && snapshot.interruptedBy.isEmpty { fail("\(snapshot.id) interrupted by no one") }
+            if snapshot.state == .interrupted && snapshot.interruptedBy.isEmpty {
+                fail("\(snapshot.id) interrupted by no one")
+            }
         }
         // The engine judges again only the streams an event may have changed: what it last sent must still be
         // what the rules decide now, for every stream.
@@ -95,7 +100,9 @@ struct InvariantChecker {
                     continue
                 }
                 if sent.level != now.level || sent.port != now.port {
-                    fail("\(stream) of \(snapshot.id) was sent \(sent.level)@\(sent.port?.rawValue ?? "-") but is now \(now.level)@\(now.port?.rawValue ?? "-")")
+                    fail(
+                        "\(stream) of \(snapshot.id) was sent \(sent.level)@\(sent.port?.rawValue ?? "-") but is now \(now.level)@\(now.port?.rawValue ?? "-")"
+                    )
                 }
             }
         }

@@ -1,4 +1,5 @@
 import AudioSessionPolicy
+import AudioSessionTestSupport
 
 /// Makes random but plausible events for a handful of sessions: aware and unaware apps of every category,
 /// legal and illegal requests, streams, ports, switch, lock, media services and the timers the engine asked for.
@@ -17,12 +18,24 @@ struct RandomEventSource {
         (0..<sessionCount).map { index in
             let id = SessionID(index)
             if Int.random(in: 0..<4, using: &random) == 0 {
-                let role = ["music", "phone", "game", "notification", "alarm", "navigation", "none"].randomElement(using: &random)!
+                let role = ["music", "phone", "game", "notification", "alarm", "navigation", "none"].randomElement(
+                    using: &random
+                )!
                 let properties = role == "none" ? [:] : ["media.role": role]
                 return (id, SessionDeclaration(appName: "app\(index)", unawareStreamProperties: properties))
             }
             let (category, mode, options) = randomCategory(legalOnly: true)
-            return (id, SessionDeclaration(appName: "app\(index)", category: category, mode: mode, options: options, isCall: category == .playAndRecord && Bool.random(using: &random), appState: Bool.random(using: &random) ? .foreground : .background))
+            return (
+                id,
+                SessionDeclaration(
+                    appName: "app\(index)",
+                    category: category,
+                    mode: mode,
+                    options: options,
+                    isCall: category == .playAndRecord && Bool.random(using: &random),
+                    appState: Bool.random(using: &random) ? .foreground : .background
+                )
+            )
         }
     }
 
@@ -30,7 +43,8 @@ struct RandomEventSource {
     mutating func randomCategory(legalOnly: Bool) -> (Category, Mode, CategoryOptions) {
         while true {
             let category = Category.allCases.randomElement(using: &random)!
-            let mode = Int.random(in: 0..<3, using: &random) == 0 ? Mode.allCases.randomElement(using: &random)! : .default
+            let mode =
+                Int.random(in: 0..<3, using: &random) == 0 ? Mode.allCases.randomElement(using: &random)! : .default
             var options = CategoryOptions()
             for (_, option) in CategoryOptions.named where Int.random(in: 0..<4, using: &random) == 0 {
                 options.insert(option)

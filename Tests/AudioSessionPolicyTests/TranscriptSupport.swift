@@ -11,8 +11,22 @@ enum T {
     static func output(of session: SessionID) -> StreamID { StreamID(session.rawValue * 10) }
     static func input(of session: SessionID) -> StreamID { StreamID(session.rawValue * 10 + 1) }
 
-    static func app(_ name: String, _ category: Category, mode: Mode = .default, options: CategoryOptions = [], call: Bool = false, appState: AppState = .foreground) -> SessionDeclaration {
-        SessionDeclaration(appName: name, category: category, mode: mode, options: options, isCall: call, appState: appState)
+    static func app(
+        _ name: String,
+        _ category: Category,
+        mode: Mode = .default,
+        options: CategoryOptions = [],
+        call: Bool = false,
+        appState: AppState = .foreground
+    ) -> SessionDeclaration {
+        SessionDeclaration(
+            appName: name,
+            category: category,
+            mode: mode,
+            options: options,
+            isCall: call,
+            appState: appState
+        )
     }
 }
 
@@ -21,5 +35,7 @@ extension PolicyEngine {
     mutating func actions(_ event: PolicyEvent) -> [PolicyAction] { handle(event).actions }
 
     /// Starts `session`'s output stream and drops the actions; for setting the scene.
-    mutating func play(_ session: SessionID) { _ = handle(.streamStarted(T.output(of: session), session: session, direction: .output)) }
+    mutating func play(_ session: SessionID) {
+        _ = handle(.streamStarted(T.output(of: session), session: session, direction: .output))
+    }
 }

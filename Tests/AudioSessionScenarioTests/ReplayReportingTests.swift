@@ -43,9 +43,11 @@ import Testing
             """
         )
         let result = ScenarioRunner.run(try ScenarioLoader.load(path: file))
-        #expect(result.failures.map(\.description) == [
-            "\(file):5:5: step 1 (activate) failed\n  expected: the step to fail with insufficientPriority\n  actual:   it succeeded"
-        ])
+        #expect(
+            result.failures.map(\.description) == [
+                "\(file):5:5: step 1 (activate) failed\n  expected: the step to fail with insufficientPriority\n  actual:   it succeeded"
+            ]
+        )
     }
 
     @Test func replayExitsNonZeroAndPrintsTheTimelineWithReasons() throws {
@@ -69,7 +71,12 @@ import Testing
     @Test func aFileThatCannotBeReadFailsTheReplayButNotTheOthers() throws {
         let broken = try ScenarioFiles.temporary("name: [unclosed\n", name: "broken.yaml")
         var output = ""
-        let passed = try Replay.run(paths: [broken, ScenarioFiles.path(of: ScenarioFiles.names[0])], timeline: false, explain: false, to: &output)
+        let passed = try Replay.run(
+            paths: [broken, ScenarioFiles.path(of: ScenarioFiles.names[0])],
+            timeline: false,
+            explain: false,
+            to: &output
+        )
         #expect(!passed)
         #expect(output.contains("FAIL \(broken)"))
         #expect(output.contains("1 passed, 1 failed"))
