@@ -7,11 +7,16 @@ let package = Package(
     products: [
         .library(name: "AudioSessionPolicy", targets: ["AudioSessionPolicy"]),
         .library(name: "AudioSessionScenario", targets: ["AudioSessionScenario"]),
+        .library(name: "AudioSessionProtocol", targets: ["AudioSessionProtocol"]),
         .executable(name: "audiosessionctl", targets: ["audiosessionctl"]),
+        .executable(name: "audiosessiond", targets: ["audiosessiond"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // The pure policy engine: no I/O, no clock, no threads, no Foundation.
@@ -21,16 +26,38 @@ let package = Package(
             name: "AudioSessionScenario",
             dependencies: ["AudioSessionPolicy", .product(name: "Yams", package: "Yams")]
         ),
+        // The messages of the control socket (newline-delimited JSON), shared by the daemon and its clients.
+        .target(name: "AudioSessionProtocol", dependencies: ["AudioSessionPolicy"]),
+        // libpulse, as the system has it.
+        .systemLibrary(
+            name: "CPulse",
+            pkgConfig: "libpulse",
+            providers: [.apt(["libpulse-dev"])]
+        ),
+        // One thin Swift layer over libpulse: a connection on one threaded mainloop, typed errors.
+        .target(name: "PulseBackend", dependencies: ["CPulse"]),
+        // The daemon: owns the engine, serves the control socket, enforces verdicts on PulseAudio streams.
+        .target(
+            name: "AudioSessionDaemon",
+            dependencies: [
+                "AudioSessionPolicy", "AudioSessionScenario", "AudioSessionProtocol", "PulseBackend",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(name: "audiosessiond", dependencies: ["AudioSessionDaemon"]),
         // The subcommands of audiosessionctl, callable from tests.
         .target(
             name: "AudioSessionCLI",
             dependencies: [
-                "AudioSessionPolicy", "AudioSessionScenario",
+                "AudioSessionPolicy", "AudioSessionScenario", "AudioSessionProtocol", "PulseBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "audiosessionctl", dependencies: ["AudioSessionCLI"]),
-        // What tests and benchmarks share: a seeded random generator.
+        // What tests and benchmarks share: a seeded random generator, private sound servers.
         .target(name: "AudioSessionTestSupport"),
         // Prints engine throughput and state size; run with `make bench` (release mode).
         .executableTarget(name: "PolicyBenchmark", dependencies: ["AudioSessionPolicy", "AudioSessionTestSupport"]),
@@ -39,6 +66,14 @@ let package = Package(
             name: "AudioSessionScenarioTests",
             dependencies: ["AudioSessionScenario", "AudioSessionCLI", "AudioSessionPolicy"],
             exclude: ["../Scenarios"]
+        ),
+        .testTarget(name: "PulseBackendTests", dependencies: ["PulseBackend", "AudioSessionTestSupport"]),
+        .testTarget(
+            name: "AudioSessionDaemonTests",
+            dependencies: [
+                "AudioSessionDaemon", "AudioSessionProtocol", "AudioSessionCLI", "PulseBackend",
+                "AudioSessionTestSupport",
+            ]
         ),
     ]
 )

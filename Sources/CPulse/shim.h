@@ -1,0 +1,3 @@
+// libpulse, the asynchronous API with its threaded mainloop, and the stream-restore extension.
+#include <pulse/pulseaudio.h>
+#include <pulse/ext-stream-restore.h>

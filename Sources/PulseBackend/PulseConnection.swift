@@ -1,0 +1,1 @@
+// The PulseAudio backend.
