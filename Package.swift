@@ -47,7 +47,14 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .executableTarget(name: "audiosessiond", dependencies: ["AudioSessionDaemon"]),
+        .executableTarget(
+            name: "audiosessiond",
+            dependencies: [
+                "AudioSessionDaemon", "AudioSessionScenario",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The subcommands of audiosessionctl, callable from tests.
         .target(
             name: "AudioSessionCLI",

@@ -1,6 +1,6 @@
 /// What an app's audio is for (POLICY section 1). The category decides whether a session has output and input,
 /// whether the Ring/Silent switch and the screen lock silence it, and whether it mixes with others.
-public enum Category: String, CaseIterable, Hashable, Sendable {
+public enum Category: String, CaseIterable, Hashable, Sendable, Codable {
     case ambient
     case soloAmbient
     case playback

@@ -1,5 +1,5 @@
 /// A refinement of a category (C5). Modes are not sticky: a `setCategory` without one means `default`.
-public enum Mode: String, CaseIterable, Hashable, Sendable {
+public enum Mode: String, CaseIterable, Hashable, Sendable, Codable {
     case `default`
     case voiceChat
     case videoChat

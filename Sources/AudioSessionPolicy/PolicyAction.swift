@@ -19,7 +19,7 @@ public enum SessionNotification: Hashable, Sendable {
 }
 
 /// Why a session's route changed.
-public enum RouteChangeReason: String, CaseIterable, Hashable, Sendable {
+public enum RouteChangeReason: String, CaseIterable, Hashable, Sendable, Codable {
     case newDeviceAvailable
     case oldDeviceUnavailable
     case categoryChange

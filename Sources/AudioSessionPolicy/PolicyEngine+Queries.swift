@@ -2,6 +2,12 @@ extension PolicyEngine {
     /// Every session's ID, in order.
     public var sessionIDs: [SessionID] { sessions.keys.sorted() }
 
+    /// The session a stream belongs to; nil for an unknown stream.
+    public func session(of stream: StreamID) -> SessionID? { streams[stream]?.session }
+
+    /// Whether the engine knows this session.
+    public func hasSession(_ id: SessionID) -> Bool { sessions[id] != nil }
+
     /// The streams of a session, in order.
     public func streamIDs(of id: SessionID) -> [StreamID] { (sessions[id]?.streams ?? []).sorted() }
 

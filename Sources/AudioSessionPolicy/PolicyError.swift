@@ -1,5 +1,5 @@
 /// Why a request failed, with the codes POLICY.md and the scenario files use.
-public enum PolicyErrorCode: String, CaseIterable, Hashable, Sendable {
+public enum PolicyErrorCode: String, CaseIterable, Hashable, Sendable, Codable {
     /// An illegal option, mode or port for the session's category (C6, R3, R5), or an unknown session.
     case badParam
     /// A call is active and the session is not a call nor exempt (A2).

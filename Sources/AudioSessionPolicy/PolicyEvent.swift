@@ -28,25 +28,25 @@ public enum PolicyEvent: Hashable, Sendable {
 }
 
 /// Output (playback) or input (capture).
-public enum StreamDirection: String, Hashable, Sendable {
+public enum StreamDirection: String, CaseIterable, Hashable, Sendable, Codable {
     case output
     case input
 }
 
 /// The Ring/Silent switch.
-public enum SilentSwitch: String, Hashable, Sendable {
+public enum SilentSwitch: String, CaseIterable, Hashable, Sendable, Codable {
     case ring
     case silent
 }
 
 /// Whether an app is in the foreground (A3, A7, O5).
-public enum AppState: String, Hashable, Sendable {
+public enum AppState: String, CaseIterable, Hashable, Sendable, Codable {
     case foreground
     case background
 }
 
 /// A `playAndRecord` session's own output choice (R5).
-public enum SpeakerOverride: String, Hashable, Sendable {
+public enum SpeakerOverride: String, CaseIterable, Hashable, Sendable, Codable {
     case none
     case speaker
 }

@@ -1,5 +1,5 @@
 /// An audio port (POLICY section 4). Some are outputs, some inputs, `bluetoothHFP` and `usbAudio` both.
-public enum Port: String, CaseIterable, Hashable, Sendable {
+public enum Port: String, CaseIterable, Hashable, Sendable, Codable {
     case speaker
     case receiver
     case headphones

@@ -1,6 +1,6 @@
 /// The numbered rules of POLICY.md, and this engine's own for the unaware apps of its section 6 (U1-U3, see
 /// docs/POLICY-NOTES.md). Every decision names the rule that made it.
-public enum Rule: String, CaseIterable, Hashable, Sendable {
+public enum Rule: String, CaseIterable, Hashable, Sendable, Codable {
     case C1, C2, C3, C4, C5, C6, C7
     case A1, A2, A3, A4, A5, A6, A7
     case D1, D2, D3, D4, D5, D6

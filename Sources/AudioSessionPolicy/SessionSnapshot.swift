@@ -1,5 +1,5 @@
 /// Where a session stands in its activation life cycle (POLICY section 2).
-public enum SessionState: String, CaseIterable, Hashable, Sendable {
+public enum SessionState: String, CaseIterable, Hashable, Sendable, Codable {
     case inactive
     case active
     case interrupted
@@ -7,7 +7,7 @@ public enum SessionState: String, CaseIterable, Hashable, Sendable {
 
 /// What a session's output streams hear, the loudest of them (POLICY section 3); `none` when no output stream
 /// is running.
-public enum OutputSummary: String, CaseIterable, Hashable, Sendable {
+public enum OutputSummary: String, CaseIterable, Hashable, Sendable, Codable {
     case audible
     case ducked
     case silent
@@ -15,7 +15,7 @@ public enum OutputSummary: String, CaseIterable, Hashable, Sendable {
 }
 
 /// What a session's input streams do; `none` when no input stream is running.
-public enum InputSummary: String, CaseIterable, Hashable, Sendable {
+public enum InputSummary: String, CaseIterable, Hashable, Sendable, Codable {
     case capturing
     case muted
     case none

@@ -2,12 +2,26 @@ import AudioSessionPolicy
 
 /// Puts the engine's reasons into words a person can act on: "interrupted by phone (A6) at step 4".
 public struct Explainer: Sendable {
-    let names: SessionNames
-    let stepOfEvent: [EventNumber: Int]
+    private let nameOf: @Sendable (SessionID) -> String
+    private let whenOf: @Sendable (EventNumber) -> String?
+
+    /// An explainer that names sessions with `name` and says when an event happened with `when` (" at step 4";
+    /// nil to say nothing).
+    public init(name: @escaping @Sendable (SessionID) -> String, when: @escaping @Sendable (EventNumber) -> String?) {
+        self.nameOf = name
+        self.whenOf = when
+    }
+
+    init(names: SessionNames, stepOfEvent: [EventNumber: Int]) {
+        self.init(
+            name: { names.name(of: $0) },
+            when: { event in stepOfEvent[event].map { $0 == 0 ? " at setup" : " at step \($0)" } }
+        )
+    }
 
     /// One reason as a phrase.
     public func describe(_ reason: Reason) -> String {
-        let other = reason.session.map { names.name(of: $0) } ?? "another session"
+        let other = reason.session.map(nameOf) ?? "another session"
         let port = reason.port?.rawValue ?? "a port"
         let phrase =
             switch reason.rule {
@@ -45,13 +59,12 @@ public struct Explainer: Sendable {
     }
 
     private func when(_ event: EventNumber?) -> String {
-        guard let event, let step = stepOfEvent[event] else { return "" }
-        return step == 0 ? " at setup" : " at step \(step)"
+        event.flatMap(whenOf) ?? ""
     }
 
     /// Why a session is as it is: its state, its output and its route, one sentence each.
     public func explain(_ snapshot: SessionSnapshot) -> [String] {
-        let name = names.name(of: snapshot.id)
+        let name = nameOf(snapshot.id)
         var lines = ["\(name) is \(snapshot.state.rawValue): \(describe(snapshot.stateReason))"]
         if let reason = snapshot.outputReason {
             lines.append("\(name) output is \(snapshot.output.rawValue): \(describe(reason))")
@@ -64,10 +77,11 @@ public struct Explainer: Sendable {
 
     /// A sent notification in the scenario file's words.
     func format(_ sent: SentNotification) -> String {
-        "\(names.name(of: sent.session)) \(Self.text(of: sent.notification))"
+        "\(nameOf(sent.session)) \(Self.text(of: sent.notification))"
     }
 
-    static func text(of notification: SessionNotification) -> String {
+    /// A notification in the words scenario files use: "interruption ended shouldResume=true".
+    public static func text(of notification: SessionNotification) -> String {
         switch notification {
         case .interruptionBegan: "interruption began"
         case .interruptionEnded(let shouldResume): "interruption ended shouldResume=\(shouldResume)"

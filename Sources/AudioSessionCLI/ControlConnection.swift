@@ -1,0 +1,115 @@
+import AudioSessionProtocol
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A blocking connection to the daemon's control socket, for the command-line tool: send a request, read
+/// lines until its reply, keep events that arrive meanwhile.
+final class ControlConnection {
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+    private var nextID = 1
+    /// Events read while waiting for a reply, oldest first.
+    private(set) var pendingEvents: [Event] = []
+
+    /// Connects to `path`; the error says what to do when no daemon listens there.
+    init(path: String) throws {
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw CLIError("cannot create a socket: errno \(errno)") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(descriptor)
+            throw CLIError("socket path too long: \(path)")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw CLIError("cannot reach audiosessiond at \(path) (\(reason)); is it running? (`make run` starts it)")
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Sends a request and returns its reply.
+    func call(_ request: Request) throws -> Reply {
+        var request = request
+        let id = nextID
+        nextID += 1
+        request.id = .number(id)
+        try send(line: LineCoding.encode(request))
+        while true {
+            switch try readMessage() {
+            case .reply(let reply) where reply.id == .number(id): return reply
+            case .reply: continue
+            case .event(let event): pendingEvents.append(event)
+            }
+        }
+    }
+
+    /// Sends a request and returns its result, or throws its error as the daemon worded it.
+    func result(_ request: Request) throws -> ReplyResult {
+        let reply = try call(request)
+        if let error = reply.error { throw CLIError("\(error.code): \(error.message)") }
+        return reply.result ?? ReplyResult()
+    }
+
+    /// The next event, waiting for it.
+    func nextEvent() throws -> Event {
+        if !pendingEvents.isEmpty { return pendingEvents.removeFirst() }
+        while true {
+            if case .event(let event) = try readMessage() { return event }
+        }
+    }
+
+    func send(line: String) throws {
+        let bytes = Array((line + "\n").utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { throw CLIError("the daemon closed the connection") }
+            sent += count
+        }
+    }
+
+    private func readMessage() throws -> ServerMessage {
+        let line = try readLine()
+        do {
+            return try LineCoding.decodeServerMessage(line)
+        } catch {
+            throw CLIError("the daemon sent something unreadable: \(String(decoding: line, as: UTF8.self))")
+        }
+    }
+
+    func readLine() throws -> [UInt8] {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { throw CLIError("the daemon closed the connection") }
+            buffer += chunk[..<count]
+        }
+    }
+}
+
+/// An error of the command-line tool, printed as it is.
+struct CLIError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,113 @@
+import AudioSessionProtocol
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// The control socket: newline-delimited JSON on a Unix socket (mode 0600). Each connection's lines become
+/// daemon inputs; its outbox is written back in order.
+final class ControlServer: Service {
+    private let path: String
+    private let inputs: AsyncStream<DaemonInput>.Continuation
+    private let outboxes: Outboxes
+    private let logger: Logger
+    private let nextClient = Atomic<Int>(1)
+    private let ready: (@Sendable () -> Void)?
+
+    init(
+        path: String,
+        inputs: AsyncStream<DaemonInput>.Continuation,
+        outboxes: Outboxes,
+        logger: Logger,
+        ready: (@Sendable () -> Void)? = nil
+    ) {
+        self.path = path
+        self.inputs = inputs
+        self.outboxes = outboxes
+        self.logger = logger
+        self.ready = ready
+    }
+
+    func run() async throws {
+        try Self.prepareDirectory(for: path)
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
+                    return try NIOAsyncChannel<LineFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        guard chmod(path, 0o600) == 0 else { throw DaemonError("cannot make \(path) private (chmod 0600): errno \(errno)") }
+        logger.info("listening on \(path)")
+        ready?()
+        try await withGracefulShutdownHandler {
+            try await withThrowingDiscardingTaskGroup { group in
+                try await server.executeThenClose { connections in
+                    for try await connection in connections {
+                        group.addTask { await self.serve(connection) }
+                    }
+                }
+            }
+        } onGracefulShutdown: {
+            server.channel.close(promise: nil)
+        }
+        unlink(path)
+    }
+
+    /// The socket's folder is the daemon's own (0700), so no one else can reach the socket even for the
+    /// moment before its own mode is set.
+    static func prepareDirectory(for path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        guard !directory.isEmpty else { return }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    private func serve(_ connection: NIOAsyncChannel<LineFrame, ByteBuffer>) async {
+        let peer: ClientPeer
+        do {
+            peer = try await PeerCredentials.of(connection.channel)
+        } catch {
+            logger.warning("refused a connection: \(error)")
+            try? await connection.channel.close()
+            return
+        }
+        let client = ClientID(rawValue: nextClient.add(1, ordering: .relaxed).oldValue)
+        let (messages, outbox) = AsyncStream<ServerMessage>.makeStream()
+        outboxes.register(client, outbox)
+        inputs.yield(.clientConnected(client, peer))
+        do {
+            try await connection.executeThenClose { inbound, outbound in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await message in messages {
+                            try await outbound.write(ByteBuffer(string: LineCoding.encode(message) + "\n"))
+                        }
+                    }
+                    for try await frame in inbound { self.take(frame, from: client) }
+                    group.cancelAll()
+                }
+            }
+        } catch {
+            logger.debug("\(client) closed: \(error)")
+        }
+        outboxes.remove(client)
+        inputs.yield(.clientDisconnected(client))
+    }
+
+    private func take(_ frame: LineFrame, from client: ClientID) {
+        switch frame {
+        case .line(let buffer):
+            let bytes = buffer.readableBytesView
+            guard !bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) else { return }
+            do {
+                inputs.yield(.request(client, try Request.decode(line: bytes)))
+            } catch {
+                inputs.yield(.badRequest(client, error))
+            }
+        case .oversized(let bytes):
+            inputs.yield(.badRequest(client, ProtocolError(.messageTooLarge, "a message is at most \(Request.maximumLineBytes) bytes; this one is \(bytes)")))
+        }
+    }
+}

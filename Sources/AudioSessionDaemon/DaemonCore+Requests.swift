@@ -1,0 +1,165 @@
+import AudioSessionPolicy
+import AudioSessionProtocol
+
+extension DaemonCore {
+    /// One request: the caller's own session, or control (for the daemon's own user only).
+    mutating func handle(_ request: Request, from client: ClientID) {
+        guard let record = clients[client] else { return }
+        if request.op.isControl && !isPrivileged(record.peer) {
+            return fail(request, client, ErrorBody(code: ProtocolError.Code.notPermitted.rawValue, message: "\(request.op.rawValue) is a control request; only user \(controlUserID) may send it"))
+        }
+        switch request.op {
+        case .hello: hello(request, client)
+        case .setCategory:
+            guard let category = request.category else { return }
+            sessionRequest(request, client, .setCategory(sessionFor(client), category, mode: request.mode ?? .default, options: request.options ?? []))
+        case .activate: sessionRequest(request, client, .activate(sessionFor(client)))
+        case .deactivate: sessionRequest(request, client, .deactivate(sessionFor(client), notifyOthers: request.notifyOthers ?? false))
+        case .overrideOutput:
+            guard let override = SpeakerOverride(rawValue: request.port ?? "") else {
+                return fail(request, client, badField("port", "'\(request.port ?? "")' is not one of: speaker, none"))
+            }
+            sessionRequest(request, client, .outputOverridden(sessionFor(client), override))
+        case .getState: reply(request, client, state(of: sessionFor(client)))
+        case .subscribe:
+            clients[client]?.isSubscribed = true
+            reply(request, client, state(of: sessionFor(client)))
+        case .startStream, .pauseStream, .removeStream: clientStream(request, client)
+        case .setSilentSwitch:
+            guard let position = request.position else { return }
+            controlRequest(request, client, .silentSwitch(position))
+        case .setScreenLock: controlRequest(request, client, .screenLocked(request.locked ?? false))
+        case .setAppState:
+            guard let session = resolve(request.session) else { return fail(request, client, unknownSession(request.session)) }
+            controlRequest(request, client, .appState(session, request.state ?? .foreground))
+        case .selectOutput, .connectPort, .disconnectPort: portRequest(request, client)
+        case .status: send(client, .reply(.success(request.id, ReplyResult(status: status()))))
+        case .explain:
+            guard let session = resolve(request.session), let snapshot = engine.snapshot(of: session) else {
+                return fail(request, client, unknownSession(request.session))
+            }
+            send(client, .reply(.success(request.id, ReplyResult(explanation: explainer.explain(snapshot) + streamExplanations(of: session)))))
+        case .watch:
+            clients[client]?.isWatching = true
+            send(client, .reply(.success(request.id, ReplyResult(status: status()))))
+        }
+    }
+
+    private func isPrivileged(_ peer: ClientPeer) -> Bool { peer.userID == controlUserID || peer.userID == 0 }
+
+    /// `hello`: creates the caller's session with its app name; `call: true` (a telephony or VoIP app) needs
+    /// the daemon's own user.
+    private mutating func hello(_ request: Request, _ client: ClientID) {
+        guard let record = clients[client] else { return }
+        if request.call == true && !isPrivileged(record.peer) {
+            return fail(request, client, ErrorBody(code: ProtocolError.Code.notPermitted.rawValue, message: "only user \(controlUserID) may declare a call", field: "call"))
+        }
+        if let session = record.session {
+            return reply(request, client, state(of: session), session: session)
+        }
+        let session = createSession(for: client, app: request.app, isCall: request.call ?? false)
+        reply(request, client, state(of: session), session: session)
+    }
+
+    /// The caller's session, created on its first session request with its process's name.
+    mutating func sessionFor(_ client: ClientID) -> SessionID {
+        if let session = clients[client]?.session { return session }
+        return createSession(for: client, app: nil, isCall: false)
+    }
+
+    private mutating func createSession(for client: ClientID, app: String?, isCall: Bool) -> SessionID {
+        let session = SessionID(nextSession)
+        nextSession += 1
+        let appName = app ?? clients[client]?.peer.processName ?? "client"
+        sessionNames[session] = appName
+        sessionOwners[session] = client
+        clients[client]?.session = session
+        run(.sessionCreated(session, SessionDeclaration(appName: appName, isCall: isCall)))
+        effects.append(.log("\(appName): session \(session.rawValue) for \(client) (pid \(clients[client]?.peer.processID ?? 0))"))
+        return session
+    }
+
+    private mutating func sessionRequest(_ request: Request, _ client: ClientID, _ event: PolicyEvent) {
+        let outcome = run(event)
+        let session = sessionFor(client)
+        if let error = outcome.error {
+            fail(request, client, body(for: error), state(of: session))
+        } else {
+            reply(request, client, state(of: session))
+        }
+    }
+
+    private mutating func controlRequest(_ request: Request, _ client: ClientID, _ event: PolicyEvent) {
+        let outcome = run(event)
+        if let error = outcome.error { return fail(request, client, body(for: error)) }
+        send(client, .reply(.success(request.id)))
+    }
+
+    private mutating func portRequest(_ request: Request, _ client: ClientID) {
+        guard let name = request.port, let port = Port(rawValue: name) else {
+            let known = Port.allCases.map(\.rawValue).joined(separator: ", ")
+            return fail(request, client, badField("port", "'\(request.port ?? "")' is not a port; expected one of: \(known)"))
+        }
+        switch request.op {
+        case .selectOutput: controlRequest(request, client, .outputSelected(port))
+        case .connectPort: controlRequest(request, client, .portConnected(port))
+        default: controlRequest(request, client, .portDisconnected(port))
+        }
+    }
+
+    /// Streams a client plays or records itself (ALSA through the client library): it reports them, the daemon
+    /// sends their verdicts back as `streamVerdict` events.
+    private mutating func clientStream(_ request: Request, _ client: ClientID) {
+        guard let number = request.stream else { return }
+        let origin = StreamOrigin.client(client, number)
+        let session = sessionFor(client)
+        let event: PolicyEvent
+        switch request.op {
+        case .startStream:
+            event = .streamStarted(streamID(for: origin), session: session, direction: request.direction ?? .output)
+        case .pauseStream, .removeStream:
+            guard let stream = streamIDs[origin] else {
+                return fail(request, client, badField("stream", "stream \(number) was never started"))
+            }
+            if request.op == .removeStream { forget(origin) }
+            event = request.op == .pauseStream ? .streamPaused(stream) : .streamRemoved(stream)
+        default:
+            return
+        }
+        sessionRequest(request, client, event)
+    }
+
+    /// A session by number or app name.
+    func resolve(_ reference: String?) -> SessionID? {
+        guard let reference else { return nil }
+        if let number = Int(reference), engine.hasSession(SessionID(number)) { return SessionID(number) }
+        return sessionNames.filter { $0.value == reference }.keys.min()
+    }
+
+    // MARK: Replies
+
+    private mutating func reply(_ request: Request, _ client: ClientID, _ state: SessionStateBody?, session: SessionID? = nil) {
+        send(client, .reply(.success(request.id, ReplyResult(session: session?.rawValue, state: state))))
+    }
+
+    private mutating func fail(_ request: Request, _ client: ClientID, _ error: ErrorBody, _ state: SessionStateBody? = nil) {
+        send(client, .reply(.failure(request.id, error, state.map { ReplyResult(state: $0) })))
+    }
+
+    private func body(for error: PolicyError) -> ErrorBody {
+        ErrorBody(
+            code: error.code.rawValue,
+            message: "\(error.message): \(explainer.describe(error.reason))",
+            rule: error.reason.rule,
+            tookEffect: error.code == .isBusy ? true : nil
+        )
+    }
+
+    private func badField(_ field: String, _ message: String) -> ErrorBody {
+        ErrorBody(code: ProtocolError.Code.badField.rawValue, message: "\(field): \(message)", field: field)
+    }
+
+    private func unknownSession(_ reference: String?) -> ErrorBody {
+        ErrorBody(code: PolicyErrorCode.badParam.rawValue, message: "session: there is no session '\(reference ?? "")'", field: "session")
+    }
+}

@@ -1,0 +1,153 @@
+import AudioSessionPolicy
+import AudioSessionProtocol
+
+extension DaemonCore {
+    /// What the sound server says, as engine events.
+    mutating func handle(_ fact: SoundFact) {
+        switch fact {
+        case .serverConnected:
+            guard soundServerLost else { return }
+            soundServerLost = false
+            // M1: every stream is gone with the old server; sessions become inactive and are told.
+            for origin in streamIDs.keys where !origin.isClient { forget(origin) }
+            waitingStreams.removeAll()
+            for (key, session) in unawareSessions {
+                run(.sessionRemoved(session))
+                sessionNames[session] = nil
+                unawareSessions[key] = nil
+            }
+            run(.mediaServicesReset)
+        case .serverLost(let reason):
+            guard !soundServerLost else { return }
+            soundServerLost = true
+            effects.append(.log("sound server lost: \(reason)"))
+            run(.mediaServicesLost)
+        case .portAvailable(let port): run(.portConnected(port))
+        case .portGone(let port): run(.portDisconnected(port))
+        case .outputSelectedByUser(let port): run(.outputSelected(port))
+        case .streamSeen(let stream): see(stream)
+        case .streamMovedByServer(let origin):
+            if let stream = streamIDs[origin], let verdict = engine.verdict(of: stream) {
+                effects.append(.enforce(origin, verdict))
+            }
+        case .streamGone(let origin):
+            waitingStreams[origin] = nil
+            guard let stream = streamIDs[origin] else { return }
+            forget(origin)
+            run(.streamRemoved(stream))
+            removeIdleUnawareSessions()
+        }
+    }
+
+    /// A new or changed stream: found its session the first time it runs, then started or paused as it
+    /// uncorks and corks.
+    private mutating func see(_ stream: SoundStream) {
+        if let known = streamIDs[stream.origin] {
+            let running = engine.isRunning(known)
+            guard running != stream.isRunning, let session = engine.session(of: known) else { return }
+            if stream.isRunning {
+                started(stream.origin, session: session, direction: stream.direction)
+            } else {
+                run(.streamPaused(known))
+            }
+            return
+        }
+        // A stream seen corked waits: PipeWire opens streams corked and uncorks them a few milliseconds later.
+        guard stream.isRunning else {
+            waitingStreams[stream.origin] = stream
+            return
+        }
+        waitingStreams[stream.origin] = nil
+        let session = session(for: stream)
+        started(stream.origin, session: session, direction: stream.direction)
+    }
+
+    /// D5: a stream that starts activates its session; when that fails, the stream stays silent and the log
+    /// says why.
+    private mutating func started(_ origin: StreamOrigin, session: SessionID, direction: StreamDirection) {
+        let outcome = run(.streamStarted(streamID(for: origin), session: session, direction: direction))
+        if let error = outcome.error {
+            effects.append(.log("\(origin) of \(name(of: session)) started but stays silent: \(error.code.rawValue): \(explainer.describe(error.reason))"))
+        }
+    }
+
+    /// A stream's session: the one its `audiosession.id` names, else the one of the client whose process plays
+    /// it, else an unaware app's, classified by the rules.
+    private mutating func session(for stream: SoundStream) -> SessionID {
+        if let id = stream.properties["audiosession.id"].flatMap(Int.init), sessionOwners[SessionID(id)] != nil {
+            return SessionID(id)
+        }
+        if let pid = stream.properties["application.process.id"].flatMap(Int32.init),
+            let owner = clients.values.first(where: { $0.peer.processID == pid && $0.session != nil })
+        {
+            return owner.session!
+        }
+        let app =
+            stream.properties["application.name"] ?? stream.properties["application.process.binary"] ?? "unknown"
+        let role = stream.properties["media.role"] ?? ""
+        let key = "\(app)|\(role)"
+        if let session = unawareSessions[key] { return session }
+        let session = SessionID(nextSession)
+        nextSession += 1
+        unawareSessions[key] = session
+        sessionNames[session] = role.isEmpty ? app : "\(app) (\(role))"
+        let matchable = stream.properties.filter { ClassificationRule.matchableProperties.contains($0.key) }
+        run(.sessionCreated(session, SessionDeclaration(appName: app, unawareStreamProperties: matchable)))
+        if let snapshot = engine.snapshot(of: session) {
+            effects.append(.log("\(sessionNames[session]!): unaware app, classified as \(snapshot.category.rawValue) \(snapshot.options.names) (U1)"))
+        }
+        return session
+    }
+
+    /// The engine's number for a stream, given on first sight.
+    mutating func streamID(for origin: StreamOrigin) -> StreamID {
+        if let known = streamIDs[origin] { return known }
+        let stream = StreamID(nextStream)
+        nextStream += 1
+        streamIDs[origin] = stream
+        origins[stream] = origin
+        return stream
+    }
+
+    mutating func forget(_ origin: StreamOrigin) {
+        guard let stream = streamIDs.removeValue(forKey: origin) else { return }
+        origins[stream] = nil
+    }
+
+    /// A client went away: its session ends (interruptions it caused end without shouldResume, POLICY
+    /// section 2), its own streams go with it.
+    mutating func disconnect(_ client: ClientID) {
+        guard let record = clients.removeValue(forKey: client) else { return }
+        for origin in streamIDs.keys where origin.belongs(to: client) { forget(origin) }
+        guard let session = record.session else { return }
+        effects.append(.log("\(name(of: session)): \(client) disconnected; session \(session.rawValue) ends"))
+        run(.sessionRemoved(session))
+        sessionOwners[session] = nil
+        sessionNames[session] = nil
+    }
+
+    /// An unaware app's session that is inactive and has no stream left is forgotten, so that apps that come
+    /// and go do not pile up. Unaware sessions are few (one per app and role that played lately).
+    mutating func removeIdleUnawareSessions() {
+        for (key, session) in unawareSessions.sorted(by: { $0.value < $1.value }) {
+            guard engine.snapshot(of: session)?.state == .inactive, engine.streamIDs(of: session).isEmpty else {
+                continue
+            }
+            run(.sessionRemoved(session))
+            unawareSessions[key] = nil
+            sessionNames[session] = nil
+        }
+    }
+}
+
+extension StreamOrigin {
+    var isClient: Bool {
+        if case .client = self { return true }
+        return false
+    }
+
+    func belongs(to client: ClientID) -> Bool {
+        if case .client(let owner, _) = self { return owner == client }
+        return false
+    }
+}

@@ -1,0 +1,104 @@
+import AudioSessionPolicy
+import AudioSessionProtocol
+import AudioSessionScenario
+
+/// The daemon's logic around the engine: clients and their sessions, sound-server streams and the sessions
+/// they belong to, requests and their replies. Like the engine, it does no I/O: each input returns effects.
+struct DaemonCore: Sendable {
+    var engine: PolicyEngine
+    /// The daemon's own user: control requests need it (or root).
+    let controlUserID: UInt32
+    var clients: [ClientID: ClientRecord] = [:]
+    var sessionNames: [SessionID: String] = [:]
+    var sessionOwners: [SessionID: ClientID] = [:]
+    /// Unaware apps' sessions, by app and role.
+    var unawareSessions: [String: SessionID] = [:]
+    var streamIDs: [StreamOrigin: StreamID] = [:]
+    var origins: [StreamID: StreamOrigin] = [:]
+    /// Streams the engine has not heard of yet: seen corked, before they first ran.
+    var waitingStreams: [StreamOrigin: SoundStream] = [:]
+    var nextSession = 1
+    var nextStream = 1
+    var soundServerLost = false
+    var effects: [DaemonEffect] = []
+
+    init(engine: PolicyEngine, controlUserID: UInt32) {
+        self.engine = engine
+        self.controlUserID = controlUserID
+    }
+
+    /// Takes one input and returns what must be done about it.
+    mutating func handle(_ input: DaemonInput) -> [DaemonEffect] {
+        effects.removeAll(keepingCapacity: true)
+        switch input {
+        case .clientConnected(let client, let peer):
+            clients[client] = ClientRecord(peer: peer)
+        case .request(let client, let request):
+            handle(request, from: client)
+        case .badRequest(let client, let error):
+            send(client, .reply(.failure(error.id, ErrorBody(code: error.code.rawValue, message: error.message, field: error.field))))
+        case .clientDisconnected(let client):
+            disconnect(client)
+        case .timerFired(let timer):
+            run(.timerFired(timer))
+            removeIdleUnawareSessions()
+        case .sound(let fact):
+            handle(fact)
+        }
+        publishStatusToWatchers()
+        return effects
+    }
+
+    /// Hands an event to the engine and turns its actions into effects.
+    @discardableResult
+    mutating func run(_ event: PolicyEvent) -> PolicyOutcome {
+        let outcome = engine.handle(event)
+        let explainer = explainer
+        for action in outcome.actions {
+            switch action {
+            case .notify(let session, let notification, let reason):
+                let because = explainer.describe(reason)
+                effects.append(.log("\(name(of: session)): \(Explainer.text(of: notification)): \(because)"))
+                if let owner = sessionOwners[session], clients[owner]?.isSubscribed == true {
+                    send(owner, .event(Self.event(for: notification, of: session, engine: engine, because: because)))
+                }
+            case .setStream(let stream, let verdict):
+                guard let origin = origins[stream] else { continue }
+                effects.append(.log("\(origin) of \(name(of: engine.session(of: stream))): \(Self.word(for: verdict.level)) on \(verdict.port?.rawValue ?? "-"): \(explainer.describe(verdict.reason))"))
+                if case .client(let client, let number) = origin {
+                    send(client, .event(Self.streamVerdictEvent(number, verdict)))
+                } else {
+                    effects.append(.enforce(origin, verdict))
+                }
+            case .startTimer(let timer, let milliseconds):
+                effects.append(.startTimer(timer, milliseconds: milliseconds))
+            case .cancelTimer(let timer):
+                effects.append(.cancelTimer(timer))
+            }
+        }
+        return outcome
+    }
+
+    mutating func send(_ client: ClientID, _ message: ServerMessage) {
+        effects.append(.send(client, message))
+    }
+
+    func name(of session: SessionID?) -> String {
+        guard let session else { return "?" }
+        return sessionNames[session] ?? "\(session)"
+    }
+
+    /// Reasons in words, with the daemon's names for sessions.
+    var explainer: Explainer {
+        let names = sessionNames
+        return Explainer(name: { names[$0] ?? "\($0)" }, when: { _ in nil })
+    }
+}
+
+/// A connected client.
+struct ClientRecord: Sendable {
+    var peer: ClientPeer
+    var session: SessionID?
+    var isSubscribed = false
+    var isWatching = false
+}

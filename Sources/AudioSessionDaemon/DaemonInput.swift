@@ -1,0 +1,82 @@
+import AudioSessionPolicy
+import AudioSessionProtocol
+
+/// Everything that happens to the daemon, in order: the control socket, the sound server and timers all feed
+/// one stream of these, and one loop takes them (`PolicyService`). Tests feed the same entry point by hand.
+enum DaemonInput: Sendable {
+    case clientConnected(ClientID, ClientPeer)
+    case request(ClientID, Request)
+    /// A line that is not a valid request; answered with an error and otherwise ignored.
+    case badRequest(ClientID, ProtocolError)
+    case clientDisconnected(ClientID)
+    case timerFired(TimerID)
+    case sound(SoundFact)
+}
+
+/// A connection to the control socket, numbered by the daemon.
+struct ClientID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    let rawValue: Int
+    static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    var description: String { "client#\(rawValue)" }
+}
+
+/// Who is at the other end of a connection, from the kernel (SO_PEERCRED), and the process's name.
+struct ClientPeer: Sendable, Equatable {
+    var processID: Int32
+    var userID: UInt32
+    var processName: String
+}
+
+/// What the sound server tells the daemon, already in the policy's words.
+enum SoundFact: Sendable, Equatable {
+    /// Connected (again); what follows is the inventory: ports, then streams.
+    case serverConnected
+    case serverLost(reason: String)
+    case portAvailable(Port)
+    case portGone(Port)
+    /// Someone else (the user, a mixer app) changed the default output.
+    case outputSelectedByUser(Port)
+    /// A stream appeared or changed.
+    case streamSeen(SoundStream)
+    case streamGone(StreamOrigin)
+    /// The server moved a stream by itself (its device went away) and it is held muted: the daemon is asked
+    /// for the stream's verdict again, in case the move changed nothing the policy sees.
+    case streamMovedByServer(StreamOrigin)
+}
+
+/// A stream of the sound server.
+struct SoundStream: Sendable, Equatable {
+    var origin: StreamOrigin
+    var direction: StreamDirection
+    /// Its properties: `media.role`, `application.name`, `application.process.id`, `audiosession.id`...
+    var properties: [String: String]
+    /// Not corked.
+    var isRunning: Bool
+}
+
+/// Where a stream lives.
+enum StreamOrigin: Hashable, Sendable, CustomStringConvertible {
+    case sinkInput(UInt32)
+    case sourceOutput(UInt32)
+    /// A stream a client reported itself (`startStream`), with the client's own number for it.
+    case client(ClientID, Int)
+
+    var description: String {
+        switch self {
+        case .sinkInput(let index): "pulse sink-input \(index)"
+        case .sourceOutput(let index): "pulse source-output \(index)"
+        case .client(let client, let number): "\(client) stream \(number)"
+        }
+    }
+}
+
+/// What the daemon must do after an input: send, enforce, keep time, log. `PolicyService` carries them out.
+enum DaemonEffect: Sendable, Equatable {
+    case send(ClientID, ServerMessage)
+    /// Make a sound-server stream sound as the verdict says.
+    case enforce(StreamOrigin, StreamVerdict)
+    case startTimer(TimerID, milliseconds: Int)
+    case cancelTimer(TimerID)
+    /// One line per decision, with its reason.
+    case log(String)
+}

@@ -1,0 +1,36 @@
+import AudioSessionPolicy
+import Foundation
+
+/// How to run the daemon: where its socket is, which policy, which sound server.
+public struct DaemonOptions: Sendable {
+    /// The control socket; default `$XDG_RUNTIME_DIR/audiosessiond/control`.
+    public var socketPath: String
+    public var policy: PolicyConfig
+    /// The PulseAudio server to enforce on (`unix:/path`); nil for libpulse's default. Ignored with
+    /// `soundServer == false`.
+    public var pulseServer: String?
+    /// False to run with no sound server at all (policy and client-reported streams only).
+    public var soundServer: Bool
+    /// Called once the socket listens (tests wait on it).
+    public var onReady: (@Sendable () -> Void)?
+
+    public init(
+        socketPath: String = DaemonOptions.defaultSocketPath,
+        policy: PolicyConfig = .standard,
+        pulseServer: String? = nil,
+        soundServer: Bool = true,
+        onReady: (@Sendable () -> Void)? = nil
+    ) {
+        self.socketPath = socketPath
+        self.policy = policy
+        self.pulseServer = pulseServer
+        self.soundServer = soundServer
+        self.onReady = onReady
+    }
+
+    /// `$XDG_RUNTIME_DIR/audiosessiond/control`, or under /tmp for a user without a runtime directory.
+    public static var defaultSocketPath: String {
+        let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? "/tmp/audiosessiond-\(getuid())"
+        return runtime + "/audiosessiond/control"
+    }
+}

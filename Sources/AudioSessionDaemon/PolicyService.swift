@@ -1,0 +1,62 @@
+import AudioSessionPolicy
+import AudioSessionProtocol
+import Logging
+import ServiceLifecycle
+
+/// Carries out what the sound server is told: make a stream sound as its verdict says.
+protocol StreamEnforcer: Sendable {
+    func enforce(_ origin: StreamOrigin, _ verdict: StreamVerdict)
+}
+
+/// The one loop that takes every daemon input in order, hands it to the core, and carries out the effects:
+/// messages to clients, verdicts to the sound server, timers, log lines.
+final class PolicyService: Service {
+    private let initialCore: DaemonCore
+    private let inputs: AsyncStream<DaemonInput>
+    private let feedback: AsyncStream<DaemonInput>.Continuation
+    private let outboxes: Outboxes
+    private let enforcer: (any StreamEnforcer)?
+    private let logger: Logger
+
+    init(
+        core: DaemonCore,
+        inputs: AsyncStream<DaemonInput>,
+        feedback: AsyncStream<DaemonInput>.Continuation,
+        outboxes: Outboxes,
+        enforcer: (any StreamEnforcer)?,
+        logger: Logger
+    ) {
+        self.initialCore = core
+        self.inputs = inputs
+        self.feedback = feedback
+        self.outboxes = outboxes
+        self.enforcer = enforcer
+        self.logger = logger
+    }
+
+    func run() async {
+        var core = initialCore
+        var timers: [TimerID: Task<Void, Never>] = [:]
+        for await input in inputs.cancelOnGracefulShutdown() {
+            for effect in core.handle(input) {
+                switch effect {
+                case .send(let client, let message):
+                    outboxes.send(message, to: client)
+                case .enforce(let origin, let verdict):
+                    enforcer?.enforce(origin, verdict)
+                case .startTimer(let timer, let milliseconds):
+                    let feedback = feedback
+                    timers[timer] = Task {
+                        try? await Task.sleep(for: .milliseconds(milliseconds))
+                        if !Task.isCancelled { feedback.yield(.timerFired(timer)) }
+                    }
+                case .cancelTimer(let timer):
+                    timers.removeValue(forKey: timer)?.cancel()
+                case .log(let line):
+                    logger.info("\(line)")
+                }
+            }
+        }
+        for timer in timers.values { timer.cancel() }
+    }
+}

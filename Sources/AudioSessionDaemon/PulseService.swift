@@ -1,0 +1,120 @@
+import AudioSessionPolicy
+import Logging
+import PulseBackend
+import ServiceLifecycle
+import Synchronization
+
+/// The PulseAudio (or pipewire-pulse) side of the daemon: tells the policy what the server has, and makes the
+/// server's streams sound as the policy decides. When the server goes away it reports the loss, reconnects
+/// with backoff and reports it back; on shutdown it gives every stream its user's values back.
+final class PulseService: Service, StreamEnforcer {
+    private let server: String?
+    private let inputs: AsyncStream<DaemonInput>.Continuation
+    private let rules: PortRules
+    private let fadeMilliseconds: Int
+    private let logger: Logger
+    /// The running connection's work queue; nil while disconnected (verdicts then have nothing to act on, and
+    /// everything is decided anew after reconnecting).
+    private let work = Mutex<AsyncStream<PulseWork>.Continuation?>(nil)
+    private let shuttingDown = Atomic<Bool>(false)
+
+    init(
+        server: String?,
+        inputs: AsyncStream<DaemonInput>.Continuation,
+        rules: PortRules = .standard,
+        fadeMilliseconds: Int,
+        logger: Logger
+    ) {
+        self.server = server
+        self.inputs = inputs
+        self.rules = rules
+        self.fadeMilliseconds = fadeMilliseconds
+        self.logger = logger
+    }
+
+    func enforce(_ origin: StreamOrigin, _ verdict: StreamVerdict) {
+        _ = work.withLock { $0?.yield(.enforce(origin, verdict)) }
+    }
+
+    func run() async {
+        await withGracefulShutdownHandler {
+            await self.connectLoop()
+        } onGracefulShutdown: {
+            self.shuttingDown.store(true, ordering: .relaxed)
+            _ = self.work.withLock { $0?.yield(.shutdown) }
+        }
+    }
+
+    private func connectLoop() async {
+        var delay = Duration.milliseconds(100)
+        var lossReported = false
+        while !shuttingDown.load(ordering: .relaxed) && !Task.isCancelled {
+            let connection = PulseConnection(
+                server: server,
+                applicationName: "audiosessiond",
+                properties: ["application.id": "audiosessiond"]
+            )
+            let reason: String
+            do {
+                try await connection.connect()
+                delay = .milliseconds(100)
+                lossReported = false
+                reason = await serve(connection)
+            } catch {
+                reason = "\(error)"
+            }
+            connection.close()
+            if shuttingDown.load(ordering: .relaxed) { return }
+            if !lossReported {
+                logger.warning("sound server unavailable: \(reason); retrying")
+                inputs.yield(.sound(.serverLost(reason: reason)))
+                lossReported = true
+            }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(5))
+        }
+    }
+
+    /// One connection, until it is lost (returns why) or the daemon shuts down.
+    private func serve(_ connection: PulseConnection) async -> String {
+        let (queue, feed) = AsyncStream<PulseWork>.makeStream()
+        work.withLock { $0 = feed }
+        defer { work.withLock { $0 = nil } }
+        if shuttingDown.load(ordering: .relaxed) { return "shutting down" }
+        let forwarder = Task {
+            for await event in connection.events { feed.yield(.event(event)) }
+            feed.yield(.event(.disconnected(reason: "connection closed")))
+        }
+        defer { forwarder.cancel() }
+        var session = PulseSession(
+            connection: connection,
+            inputs: inputs,
+            work: feed,
+            rules: rules,
+            fadeMilliseconds: fadeMilliseconds,
+            logger: logger
+        )
+        logger.info("connected to the sound server")
+        inputs.yield(.sound(.serverConnected))
+        do {
+            try await session.takeInventory()
+            for await item in queue {
+                if try await session.handle(item) == .finished { return "shutting down" }
+            }
+            return "connection closed"
+        } catch {
+            return "\(error)"
+        }
+    }
+}
+
+/// What the connection's loop works on, one at a time.
+enum PulseWork: Sendable {
+    case event(PulseEvent)
+    case enforce(StreamOrigin, StreamVerdict)
+    /// The next step of a stream's fade, if that fade is still the current one.
+    case fadeStep(StreamOrigin, fade: Int)
+    /// A stream held muted after the server moved it: ask the policy again if it has not spoken.
+    case holdExpired(StreamOrigin)
+    case shutdown
+}

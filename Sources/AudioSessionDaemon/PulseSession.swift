@@ -1,0 +1,236 @@
+import AudioSessionPolicy
+import Logging
+import PulseBackend
+
+/// One connection to the sound server: reports devices and streams to the policy and carries out its verdicts.
+/// Its loop makes one server call at a time and waits for it, so every report it reads already shows its own
+/// writes, and a difference can only be someone else's change.
+struct PulseSession {
+    let connection: PulseConnection
+    let inputs: AsyncStream<DaemonInput>.Continuation
+    let work: AsyncStream<PulseWork>.Continuation
+    let rules: PortRules
+    let fadeMilliseconds: Int
+    let logger: Logger
+    var devices = DeviceTable()
+    var ledger = StreamLedger()
+    var defaultSink: String?
+    var fades: [StreamOrigin: (id: Int, steps: [PulseVolume])] = [:]
+    var nextFade = 1
+    /// How long a stream the server moved stays held muted when no verdict comes.
+    static let holdAfterMove = Duration.milliseconds(300)
+    static let fadeStep = Duration.milliseconds(25)
+
+    enum Progress { case going, finished }
+
+    init(
+        connection: PulseConnection,
+        inputs: AsyncStream<DaemonInput>.Continuation,
+        work: AsyncStream<PulseWork>.Continuation,
+        rules: PortRules,
+        fadeMilliseconds: Int,
+        logger: Logger
+    ) {
+        self.connection = connection
+        self.inputs = inputs
+        self.work = work
+        self.rules = rules
+        self.fadeMilliseconds = fadeMilliseconds
+        self.logger = logger
+    }
+
+    /// Devices first (the policy needs the ports to route), then the streams already playing.
+    mutating func takeInventory() async throws {
+        defaultSink = try await connection.serverInfo().defaultSinkName
+        for sink in try await connection.sinks().sorted(by: { $0.index < $1.index }) { report(sink) }
+        for source in try await connection.sources().sorted(by: { $0.index < $1.index }) { report(source) }
+        for input in try await connection.sinkInputs() { report(input) }
+        for output in try await connection.sourceOutputs() { report(output) }
+    }
+
+    mutating func handle(_ item: PulseWork) async throws -> Progress {
+        switch item {
+        case .event(.disconnected(let reason)):
+            throw DaemonError("sound server connection lost: \(reason)")
+        case .event(.changed(let facility, let change, let index)):
+            try await handle(facility, change, index)
+        case .enforce(let origin, let verdict):
+            await enforce(verdict, on: origin)
+        case .fadeStep(let origin, let fade):
+            await continueFade(origin, fade)
+        case .holdExpired(let origin):
+            if ledger.entries[origin]?.heldSinceMove == true { inputs.yield(.sound(.streamMovedByServer(origin))) }
+        case .shutdown:
+            await restoreEverything()
+            return .finished
+        }
+        return .going
+    }
+
+    private mutating func handle(_ facility: PulseFacility, _ change: PulseChange, _ index: UInt32) async throws {
+        switch (facility, change) {
+        case (.sink, .remove): devices.remove(index, isSink: true).forEach(tell)
+        case (.source, .remove): devices.remove(index, isSink: false).forEach(tell)
+        case (.sink, _):
+            if let sink = try await connection.sinks().first(where: { $0.index == index }) { report(sink) }
+        case (.source, _):
+            if let source = try await connection.sources().first(where: { $0.index == index }) { report(source) }
+        case (.sinkInput, .remove): await streamGone(.sinkInput(index))
+        case (.sourceOutput, .remove): await streamGone(.sourceOutput(index))
+        case (.sinkInput, _):
+            if let input = try await connection.sinkInput(index) { await reportAndHold(input) }
+        case (.sourceOutput, _):
+            if let output = try await connection.sourceOutput(index) { report(output) }
+        case (.server, _): try await checkDefaultSink()
+        default: break
+        }
+    }
+
+    private func tell(_ fact: SoundFact) { inputs.yield(.sound(fact)) }
+
+    // MARK: Devices
+
+    private mutating func report(_ sink: PulseSink) {
+        var properties = sink.properties
+        properties["sink.name"] = sink.name
+        properties["port.name"] = sink.activePort
+        guard let port = rules.outputPort(of: properties) else { return }
+        devices.update(sink.index, name: sink.name, port: port, isSink: true).forEach(tell)
+    }
+
+    private mutating func report(_ source: PulseSource) {
+        guard source.monitorOfSink == nil else { return }
+        var properties = source.properties
+        properties["source.name"] = source.name
+        properties["port.name"] = source.activePort
+        guard let port = rules.inputPort(of: properties) else { return }
+        devices.update(source.index, name: source.name, port: port, isSink: false).forEach(tell)
+    }
+
+    /// A default sink that someone changed to a device that was already there is the user picking an output
+    /// (R3); one the server changed because a device came or went is not.
+    private mutating func checkDefaultSink() async throws {
+        let current = try await connection.serverInfo().defaultSinkName
+        defer { defaultSink = current }
+        guard let current, current != defaultSink, let previous = defaultSink,
+            devices.sink(named: previous) != nil, let chosen = devices.sink(named: current)
+        else { return }
+        tell(.outputSelectedByUser(chosen.device.port))
+    }
+
+    // MARK: Streams
+
+    private mutating func report(_ input: PulseSinkInput) {
+        _ = ledger.observe(.sinkInput(input.index), volume: input.volume, muted: input.muted, device: input.sinkIndex, restoreKey: input.properties["module-stream-restore.id"])
+        tell(.streamSeen(SoundStream(origin: .sinkInput(input.index), direction: .output, properties: input.properties, isRunning: !input.corked)))
+    }
+
+    private mutating func report(_ output: PulseSourceOutput) {
+        let origin = StreamOrigin.sourceOutput(output.index)
+        let (_, writes) = ledger.observe(origin, volume: output.volume, muted: output.muted, device: output.sourceIndex, restoreKey: output.properties["module-stream-restore.id"])
+        _ = writes
+        tell(.streamSeen(SoundStream(origin: origin, direction: .input, properties: output.properties, isRunning: !output.corked)))
+    }
+
+    /// A playback stream's report; if the server moved it by itself (its device went away), it is muted at
+    /// once and held until the policy speaks, so it is not heard on the fallback device meanwhile (R4).
+    private mutating func reportAndHold(_ input: PulseSinkInput) async {
+        let origin = StreamOrigin.sinkInput(input.index)
+        let seen = ContinuousClock.now
+        let (observation, writes) = ledger.observe(origin, volume: input.volume, muted: input.muted, device: input.sinkIndex, restoreKey: input.properties["module-stream-restore.id"])
+        for write in writes { await perform(write) }
+        if observation == .movedByServer {
+            fades[origin] = nil
+            logger.info("\(origin) moved by the server: held muted \(ContinuousClock.now - seen) after the report")
+            let work = work
+            Task {
+                try? await Task.sleep(for: Self.holdAfterMove)
+                work.yield(.holdExpired(origin))
+            }
+        }
+        tell(.streamSeen(SoundStream(origin: origin, direction: .output, properties: input.properties, isRunning: !input.corked)))
+    }
+
+    /// A stream ended: if the policy had changed it, the user's values go back into module-stream-restore's
+    /// saved state, so the app's next stream does not start ducked or muted.
+    private mutating func streamGone(_ origin: StreamOrigin) async {
+        fades[origin] = nil
+        tell(.streamGone(origin))
+        guard let entry = ledger.remove(origin), let key = entry.restoreKey else { return }
+        do {
+            guard var saved = try await connection.streamRestoreEntry(key) else { return }
+            saved.volume = saved.volume.map { _ in entry.userVolume }
+            saved.muted = entry.userMuted
+            try await connection.writeStreamRestoreEntry(saved)
+            logger.info("\(origin) ended with a policy value in force; saved state of \(key) given back the user's values")
+        } catch {
+            logger.debug("no saved stream state to mend for \(key): \(error)")
+        }
+    }
+
+    // MARK: Verdicts
+
+    private mutating func enforce(_ verdict: StreamVerdict, on origin: StreamOrigin) async {
+        let isSink = { if case .sinkInput = origin { return true } else { return false } }()
+        let device = devices.device(for: verdict.port, isSink: isSink)
+        let before = ledger.entries[origin]?.writtenVolume
+        fades[origin] = nil
+        for write in ledger.apply(verdict, to: origin, device: device) {
+            if case .volume(_, let target) = write, let before, fadeMilliseconds > 0, isSink {
+                startFade(origin, from: before, to: target)
+            } else {
+                await perform(write)
+            }
+        }
+        if let fade = fades[origin] { await continueFade(origin, fade.id) }
+    }
+
+    /// Ducking and its end are reached in steps over `duckFadeMs` (O7), never in one jump.
+    private mutating func startFade(_ origin: StreamOrigin, from: PulseVolume, to: PulseVolume) {
+        let steps = StreamLedger.fadeSteps(from: from, to: to, milliseconds: fadeMilliseconds, stepMilliseconds: 25)
+        fades[origin] = (nextFade, steps)
+        nextFade += 1
+    }
+
+    private mutating func continueFade(_ origin: StreamOrigin, _ id: Int) async {
+        guard var fade = fades[origin], fade.id == id, !fade.steps.isEmpty else { return }
+        let volume = fade.steps.removeFirst()
+        fades[origin] = fade.steps.isEmpty ? nil : fade
+        await perform(.volume(origin, volume))
+        guard !fade.steps.isEmpty else { return }
+        let work = work
+        Task {
+            try? await Task.sleep(for: Self.fadeStep)
+            work.yield(.fadeStep(origin, fade: id))
+        }
+    }
+
+    private mutating func perform(_ write: StreamLedger.Write) async {
+        do {
+            switch write {
+            case .volume(.sinkInput(let index), let volume):
+                ledger.noteWritten(volume, for: .sinkInput(index))
+                try await connection.setSinkInputVolume(index, volume)
+            case .volume(.sourceOutput(let index), let volume):
+                ledger.noteWritten(volume, for: .sourceOutput(index))
+                try await connection.setSourceOutputVolume(index, volume)
+            case .mute(.sinkInput(let index), let muted): try await connection.setSinkInputMute(index, muted)
+            case .mute(.sourceOutput(let index), let muted): try await connection.setSourceOutputMute(index, muted)
+            case .move(.sinkInput(let index), let sink): try await connection.moveSinkInput(index, toSink: sink)
+            case .move(.sourceOutput(let index), let source): try await connection.moveSourceOutput(index, toSource: source)
+            case .volume(.client, _), .mute(.client, _), .move(.client, _): break
+            }
+        } catch {
+            // The stream may have gone meanwhile; its removal event follows.
+            logger.debug("\(write) failed: \(error)")
+        }
+    }
+
+    /// Shutdown: every stream the policy changed gets its user's values back before the daemon exits.
+    private mutating func restoreEverything() async {
+        fades.removeAll()
+        let writes = ledger.restoreAll()
+        for write in writes { await perform(write) }
+        logger.info("gave \(writes.count) stream values back to their users")
+    }
+}

@@ -1,0 +1,186 @@
+import AudioSessionPolicy
+import PulseBackend
+
+/// What the daemon knows of each sound-server stream it may change: the user's own volume and mute, apart
+/// from what the policy applied, so that the policy never overwrites them and always gives them back.
+///
+/// Pure bookkeeping: it is told what the server reports and what the policy decides, and answers with the
+/// writes to make. The caller makes them one at a time, in order, so every report it gets afterwards already
+/// reflects them: a reported value that differs from what was written can only be someone else's change.
+struct StreamLedger: Sendable {
+    private(set) var entries: [StreamOrigin: Entry] = [:]
+
+    struct Entry: Sendable, Equatable {
+        /// The user's own values: what the stream had before the policy touched it, or what the user set since.
+        var userVolume: PulseVolume
+        var userMuted: Bool
+        /// What the policy wants now.
+        var policyMuted = false
+        var policyGain = 1.0
+        /// What was last written (or first seen), to tell the user's changes from the policy's.
+        var writtenVolume: PulseVolume
+        var writtenMuted: Bool
+        /// The device the stream is on, and the one the policy moved it to.
+        var device: UInt32
+        var requestedDevice: UInt32?
+        /// module-stream-restore's key for the stream, to put the user's values back there when it ends.
+        var restoreKey: String?
+        /// Muted after the server moved the stream by itself (a device went away), until the policy's next
+        /// verdict for it: so a stream R4 stops is not heard on the fallback device meanwhile.
+        var heldSinceMove = false
+
+        /// Whether anything the policy set is in force now.
+        var policyInForce: Bool { writtenMuted != userMuted || writtenVolume != userVolume }
+    }
+
+    /// What to write to the server.
+    enum Write: Sendable, Equatable {
+        case volume(StreamOrigin, PulseVolume)
+        case mute(StreamOrigin, Bool)
+        case move(StreamOrigin, toDevice: UInt32)
+    }
+
+    /// What a report said beyond the known.
+    enum Observation: Sendable, Equatable {
+        case nothingNew
+        /// The server moved the stream by itself; it is held muted until the policy says otherwise.
+        case movedByServer
+    }
+
+    // MARK: Reports
+
+    /// A stream's current values as the server reports them. The first report takes them as the user's; later
+    /// ones that differ from what was written are the user's changes (a volume changed while ducked becomes
+    /// the user's volume and stands).
+    mutating func observe(
+        _ origin: StreamOrigin,
+        volume: PulseVolume,
+        muted: Bool,
+        device: UInt32,
+        restoreKey: String?
+    ) -> (Observation, [Write]) {
+        guard var entry = entries[origin] else {
+            entries[origin] = Entry(
+                userVolume: volume,
+                userMuted: muted,
+                writtenVolume: volume,
+                writtenMuted: muted,
+                device: device,
+                restoreKey: restoreKey
+            )
+            return (.nothingNew, [])
+        }
+        entry.restoreKey = restoreKey ?? entry.restoreKey
+        var writes: [Write] = []
+        if volume != entry.writtenVolume {
+            entry.userVolume = volume
+            entry.writtenVolume = volume
+            entry.policyGain = 1
+        }
+        if muted != entry.writtenMuted {
+            entry.userMuted = muted
+            entry.writtenMuted = muted
+            // The user unmuted a stream the policy keeps silent: the user's wish is kept for later, the policy
+            // mute stays.
+            if !muted && (entry.policyMuted || entry.heldSinceMove) {
+                entry.writtenMuted = true
+                writes.append(.mute(origin, true))
+            }
+        }
+        var observation = Observation.nothingNew
+        if device != entry.device {
+            entry.device = device
+            if device != entry.requestedDevice {
+                observation = .movedByServer
+                if !entry.writtenMuted {
+                    entry.writtenMuted = true
+                    writes.append(.mute(origin, true))
+                }
+                entry.heldSinceMove = true
+            }
+        }
+        entries[origin] = entry
+        return (observation, writes)
+    }
+
+    /// The stream is gone. Returns its entry if the policy had something in force, so the caller can put the
+    /// user's values back into the server's saved stream state.
+    mutating func remove(_ origin: StreamOrigin) -> Entry? {
+        guard let entry = entries.removeValue(forKey: origin) else { return nil }
+        return entry.policyInForce ? entry : nil
+    }
+
+    mutating func removeAll() { entries.removeAll() }
+
+    // MARK: Verdicts
+
+    /// The writes that carry out a verdict: mute for silent/muted, the user's volume scaled for ducked, the
+    /// user's own values otherwise; a move when the verdict's port is on another device. A volume is returned
+    /// as its end point; `fadeSteps` gives the way there.
+    mutating func apply(_ verdict: StreamVerdict, to origin: StreamOrigin, device: UInt32?) -> [Write] {
+        guard var entry = entries[origin] else { return [] }
+        var writes: [Write] = []
+        entry.heldSinceMove = false
+        switch verdict.level {
+        case .silent, .muted:
+            entry.policyMuted = true
+        case .ducked(let gain, _):
+            entry.policyMuted = false
+            entry.policyGain = gain
+        case .audible, .capturing:
+            entry.policyMuted = false
+            entry.policyGain = 1
+        }
+        let targetMuted = entry.userMuted || entry.policyMuted
+        let targetVolume = entry.policyGain == 1 ? entry.userVolume : entry.userVolume.scaled(by: entry.policyGain)
+        if let device, device != entry.device {
+            entry.requestedDevice = device
+            writes.append(.move(origin, toDevice: device))
+        }
+        // The written volume is noted by the caller as it writes (`noteWritten`), step by step for a fade.
+        if targetVolume != entry.writtenVolume {
+            writes.append(.volume(origin, targetVolume))
+        }
+        if targetMuted != entry.writtenMuted {
+            entry.writtenMuted = targetMuted
+            writes.append(.mute(origin, targetMuted))
+        }
+        entries[origin] = entry
+        return writes
+    }
+
+    /// Notes a volume about to be written (the end point, or a fade step on the way), so its report is not
+    /// taken for the user's.
+    mutating func noteWritten(_ volume: PulseVolume, for origin: StreamOrigin) {
+        entries[origin]?.writtenVolume = volume
+    }
+
+    /// The writes that give every stream its user's values back (shutdown).
+    mutating func restoreAll() -> [Write] {
+        var writes: [Write] = []
+        for (origin, entry) in entries.sorted(by: { $0.key.description < $1.key.description }) {
+            if entry.writtenVolume != entry.userVolume { writes.append(.volume(origin, entry.userVolume)) }
+            if entry.writtenMuted != entry.userMuted { writes.append(.mute(origin, entry.userMuted)) }
+            entries[origin]?.writtenVolume = entry.userVolume
+            entries[origin]?.writtenMuted = entry.userMuted
+            entries[origin]?.policyMuted = false
+            entries[origin]?.policyGain = 1
+        }
+        return writes
+    }
+
+    /// The volumes between `from` and `to` for a fade of `milliseconds`, one every `stepMilliseconds`,
+    /// ending at `to`.
+    static func fadeSteps(from: PulseVolume, to: PulseVolume, milliseconds: Int, stepMilliseconds: Int = 25) -> [PulseVolume] {
+        let count = max(1, milliseconds / stepMilliseconds)
+        guard count > 1, from.channels.count == to.channels.count else { return [to] }
+        return (1...count).map { step in
+            let fraction = Double(step) / Double(count)
+            return PulseVolume(
+                channels: zip(from.channels, to.channels).map { start, end in
+                    UInt32((Double(start) + (Double(end) - Double(start)) * fraction).rounded())
+                }
+            )
+        }
+    }
+}

@@ -1,0 +1,55 @@
+/// What a request asks for. The first group acts on the caller's own session; the second is control, for the
+/// daemon's own user only.
+public enum Operation: String, Codable, CaseIterable, Sendable {
+    // The caller's own session.
+    case hello
+    case setCategory
+    case activate
+    case deactivate
+    case overrideOutput
+    case getState
+    case subscribe
+    case startStream
+    case pauseStream
+    case removeStream
+    // Control.
+    case setSilentSwitch
+    case setScreenLock
+    case setAppState
+    case selectOutput
+    case connectPort
+    case disconnectPort
+    case status
+    case explain
+    case watch
+
+    /// Control requests need the daemon's own uid (or root).
+    public var isControl: Bool {
+        switch self {
+        case .hello, .setCategory, .activate, .deactivate, .overrideOutput, .getState, .subscribe, .startStream,
+            .pauseStream, .removeStream:
+            false
+        case .setSilentSwitch, .setScreenLock, .setAppState, .selectOutput, .connectPort, .disconnectPort, .status,
+            .explain, .watch:
+            true
+        }
+    }
+
+    /// The fields this operation takes besides `id` and `op`: (name, required).
+    public var fields: [(name: String, required: Bool)] {
+        switch self {
+        case .hello: [("app", false), ("call", false)]
+        case .setCategory: [("category", true), ("mode", false), ("options", false)]
+        case .deactivate: [("notifyOthers", false)]
+        case .overrideOutput: [("port", true)]
+        case .startStream: [("stream", true), ("direction", true)]
+        case .pauseStream, .removeStream: [("stream", true)]
+        case .setSilentSwitch: [("position", true)]
+        case .setScreenLock: [("locked", true)]
+        case .setAppState: [("session", true), ("state", true)]
+        case .selectOutput, .connectPort, .disconnectPort: [("port", true)]
+        case .explain: [("session", true)]
+        case .activate, .getState, .subscribe, .status, .watch: []
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import AudioSessionPolicy
+import Foundation
+
+/// Why a line is not a request: a code, a message naming the field, and the `id` when it could be read.
+public struct ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var code: Code
+    public var message: String
+    public var field: String?
+    public var id: RequestID?
+
+    public enum Code: String, Codable, Sendable {
+        /// Not JSON, or not a JSON object.
+        case malformedMessage
+        /// Longer than `Request.maximumLineBytes`.
+        case messageTooLarge
+        case unknownOperation
+        case missingField
+        case unknownField
+        case badField
+        /// A control request from another user, or a `call` declaration by one.
+        case notPermitted
+    }
+
+    public init(_ code: Code, _ message: String, field: String? = nil, id: RequestID? = nil) {
+        self.code = code
+        self.message = message
+        self.field = field
+        self.id = id
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}
+
+extension Request {
+    /// Reads one line strictly: unknown operations, unknown or missing fields and values of the wrong type or
+    /// outside their vocabulary are errors that name the field.
+    public static func decode(line: some Collection<UInt8>) throws(ProtocolError) -> Request {
+        guard line.count <= maximumLineBytes else {
+            throw ProtocolError(.messageTooLarge, "a message is at most \(maximumLineBytes) bytes; this one is \(line.count)")
+        }
+        let object: [String: JSONValue]
+        do {
+            guard case .object(let parsed) = try JSONDecoder().decode(JSONValue.self, from: Data(line)) else {
+                throw ProtocolError(.malformedMessage, "a message is one JSON object per line")
+            }
+            object = parsed
+        } catch let error as ProtocolError {
+            throw error
+        } catch {
+            throw ProtocolError(.malformedMessage, "not valid JSON")
+        }
+        var reader = FieldReader(object: object)
+        let id = try reader.id()
+        do {
+            return try reader.request(id: id)
+        } catch var error {
+            error.id = id
+            throw error
+        }
+    }
+}
+
+/// Takes the fields of a parsed JSON object one by one, so that whatever is left over is an unknown field.
+private struct FieldReader {
+    var object: [String: JSONValue]
+
+    mutating func id() throws(ProtocolError) -> RequestID? {
+        guard let value = object.removeValue(forKey: "id") else { return nil }
+        if let number = value.integer { return .number(number) }
+        if case .string(let text) = value { return .text(text) }
+        throw ProtocolError(.badField, "id: expected a whole number or a string", field: "id")
+    }
+
+    mutating func request(id: RequestID?) throws(ProtocolError) -> Request {
+        guard let opName = object.removeValue(forKey: "op") else {
+            throw ProtocolError(.missingField, "op: every request names its operation", field: "op")
+        }
+        guard case .string(let opText) = opName, let op = Operation(rawValue: opText) else {
+            let known = Operation.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ProtocolError(.unknownOperation, "op: not an operation; expected one of: \(known)", field: "op")
+        }
+        let allowed = op.fields
+        for key in object.keys.sorted() where !allowed.contains(where: { $0.name == key }) {
+            let names = allowed.map(\.name)
+            throw ProtocolError(
+                .unknownField,
+                "\(key): \(op.rawValue) takes " + (names.isEmpty ? "no fields" : names.joined(separator: ", ")),
+                field: key
+            )
+        }
+        for field in allowed where field.required && object[field.name] == nil {
+            throw ProtocolError(.missingField, "\(field.name): \(op.rawValue) needs it", field: field.name)
+        }
+        var request = Request(id: id, op: op)
+        request.app = try string("app")
+        request.category = try word("category", Category.self)
+        request.mode = try word("mode", Mode.self)
+        request.options = try options()
+        request.call = try bool("call")
+        request.notifyOthers = try bool("notifyOthers")
+        request.port = try string("port")
+        request.stream = try integer("stream")
+        request.direction = try word("direction", StreamDirection.self)
+        request.position = try word("position", SilentSwitch.self)
+        request.locked = try bool("locked")
+        request.session = try sessionReference()
+        request.state = try word("state", AppState.self)
+        return request
+    }
+
+    private func string(_ key: String) throws(ProtocolError) -> String? {
+        guard let value = object[key] else { return nil }
+        guard case .string(let text) = value else { throw ProtocolError(.badField, "\(key): expected a string", field: key) }
+        return text
+    }
+
+    private func bool(_ key: String) throws(ProtocolError) -> Bool? {
+        guard let value = object[key] else { return nil }
+        guard case .bool(let flag) = value else {
+            throw ProtocolError(.badField, "\(key): expected true or false", field: key)
+        }
+        return flag
+    }
+
+    private func integer(_ key: String) throws(ProtocolError) -> Int? {
+        guard let value = object[key] else { return nil }
+        guard let number = value.integer else {
+            throw ProtocolError(.badField, "\(key): expected a whole number", field: key)
+        }
+        return number
+    }
+
+    private func word<Word: RawRepresentable & CaseIterable>(_ key: String, _: Word.Type) throws(ProtocolError) -> Word?
+    where Word.RawValue == String {
+        guard let text = try string(key) else { return nil }
+        guard let word = Word(rawValue: text) else {
+            let known = Word.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ProtocolError(.badField, "\(key): '\(text)' is not one of: \(known)", field: key)
+        }
+        return word
+    }
+
+    private func options() throws(ProtocolError) -> CategoryOptions? {
+        guard let value = object["options"] else { return nil }
+        guard case .array(let names) = value else {
+            throw ProtocolError(.badField, "options: expected a list of option names", field: "options")
+        }
+        var options = CategoryOptions()
+        for name in names {
+            guard case .string(let text) = name, let option = CategoryOptions(name: text) else {
+                let known = CategoryOptions.named.map(\.name).joined(separator: ", ")
+                throw ProtocolError(.badField, "options: not an option name; expected any of: \(known)", field: "options")
+            }
+            options.insert(option)
+        }
+        return options
+    }
+
+    /// A session is named by its number (`7` or `"7"`) or its app name.
+    private func sessionReference() throws(ProtocolError) -> String? {
+        guard let value = object["session"] else { return nil }
+        if case .string(let text) = value { return text }
+        if let number = value.integer { return String(number) }
+        throw ProtocolError(.badField, "session: expected a session number or an app name", field: "session")
+    }
+}

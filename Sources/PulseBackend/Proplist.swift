@@ -1,0 +1,49 @@
+internal import CPulse
+
+/// Conversions between `pa_proplist` and `[String: String]`.
+enum Proplist {
+    /// A new `pa_proplist` holding `properties`; the caller frees it with `pa_proplist_free`.
+    static func make(_ properties: [String: String], operation: String) throws(PulseError) -> OpaquePointer {
+        guard let list = pa_proplist_new() else {
+            throw PulseError(code: .invalidArgument, operation: operation, message: "pa_proplist_new failed")
+        }
+        for (key, value) in properties where pa_proplist_sets(list, key, value) < 0 {
+            pa_proplist_free(list)
+            throw PulseError(
+                code: .invalidArgument,
+                operation: operation,
+                message: "invalid property key \"\(key)\" (keys are ASCII, non-empty)"
+            )
+        }
+        return list
+    }
+
+    /// The string-valued properties of `list`; binary values are left out.
+    static func dictionary(_ list: OpaquePointer?) -> [String: String] {
+        guard let list else { return [:] }
+        var result: [String: String] = [:]
+        var state: UnsafeMutableRawPointer? = nil
+        while let key = pa_proplist_iterate(list, &state) {
+            if let value = pa_proplist_gets(list, key) {
+                result[String(cString: key)] = String(cString: value)
+            }
+        }
+        return result
+    }
+}
+
+extension String {
+    /// A Swift string from a C string that may be NULL.
+    init?(optionalCString pointer: UnsafePointer<CChar>?) {
+        guard let pointer else { return nil }
+        self.init(cString: pointer)
+    }
+}
+
+/// `PA_INVALID_INDEX`, a macro with a cast that Swift does not import.
+let invalidIndex = UInt32.max
+
+extension UInt32 {
+    /// `nil` for `PA_INVALID_INDEX`.
+    var validIndex: UInt32? { self == invalidIndex ? nil : self }
+}

@@ -1,0 +1,57 @@
+internal import CPulse
+import Synchronization
+
+/// One `pa_threaded_mainloop` and its thread.
+///
+/// The `Mutex` is the gate that keeps the pointer valid: `withLock` takes it, then the mainloop's own lock, so
+/// `shutDown()` cannot free the mainloop under a caller. libpulse callbacks already run on the mainloop thread with
+/// its lock held; they must never call `withLock` (the gate is not recursive, and `shutDown()` waits for that thread).
+final class ThreadedMainloop: Sendable {
+    private let gate: Mutex<OpaquePointer?>
+
+    /// Creates and starts the mainloop thread.
+    init() throws(PulseError) {
+        guard let mainloop = pa_threaded_mainloop_new() else {
+            throw PulseError(code: .init(rawValue: Int32(PA_ERR_INTERNAL.rawValue)), operation: "pa_threaded_mainloop_new")
+        }
+        guard pa_threaded_mainloop_start(mainloop) >= 0 else {
+            pa_threaded_mainloop_free(mainloop)
+            throw PulseError(code: .init(rawValue: Int32(PA_ERR_INTERNAL.rawValue)), operation: "pa_threaded_mainloop_start")
+        }
+        gate = Mutex(mainloop)
+    }
+
+    /// Runs `body` with the mainloop locked, passing the mainloop's `pa_mainloop_api`.
+    /// Throws a closed error once `shutDown()` has run. `body` must not block.
+    func withLock<Result: Sendable>(
+        _ operation: String,
+        _ body: (_ api: UnsafeMutablePointer<pa_mainloop_api>) throws(PulseError) -> Result
+    ) throws(PulseError) -> Result {
+        let outcome: Swift.Result<Result, PulseError> = gate.withLock { mainloop in
+            guard let mainloop else { return .failure(.closed(operation)) }
+            pa_threaded_mainloop_lock(mainloop)
+            defer { pa_threaded_mainloop_unlock(mainloop) }
+            do throws(PulseError) {
+                return .success(try body(pa_threaded_mainloop_get_api(mainloop)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
+    }
+
+    /// Stops the thread and frees the mainloop; later `withLock` calls throw. Idempotent.
+    /// On the mainloop thread itself (never the case by construction) it does nothing rather than deadlock.
+    func shutDown() {
+        gate.withLock { mainloop in
+            guard let current = mainloop, pa_threaded_mainloop_in_thread(current) == 0 else { return }
+            pa_threaded_mainloop_stop(current)
+            pa_threaded_mainloop_free(current)
+            mainloop = nil
+        }
+    }
+
+    deinit {
+        shutDown()
+    }
+}
