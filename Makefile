@@ -23,6 +23,7 @@ run: build
 	$(CTL) replay --timeline --explain $(SCENARIOS)/x-*.yaml
 
 test: deps
+	$(SWIFT) build
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 	$(SWIFT) build --product audiosessionctl

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need and the machine lacks. The Swift toolchain is expected on the
-# machine (it is not a Debian package); Debian packages named in PACKAGES are installed with apt-get.
+# machine (it is not a Debian package); Debian packages named in PACKAGES are installed with apt-get when missing.
 set -euo pipefail
 
-PACKAGES=()
+# libpulse for the PulseAudio backend; PulseAudio and PipeWire (with its PulseAudio server) for the private
+# servers of the tests and the embedded default; sox and the ALSA tools for test tones and ALSA streams.
+PACKAGES=(libpulse-dev pulseaudio pulseaudio-utils pipewire pipewire-pulse wireplumber)
 
 if ! command -v swift >/dev/null 2>&1; then
     echo "install-deps: no Swift toolchain on PATH; install Swift 6 (swift.org) and try again" >&2
@@ -19,5 +21,5 @@ if [ ${#missing[@]} -gt 0 ]; then
     sudo_cmd=()
     [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
     "${sudo_cmd[@]}" apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}"
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi

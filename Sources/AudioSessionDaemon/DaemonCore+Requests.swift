@@ -12,18 +12,28 @@ extension DaemonCore {
         case .hello: hello(request, client)
         case .setCategory:
             guard let category = request.category else { return }
-            sessionRequest(request, client, .setCategory(sessionFor(client), category, mode: request.mode ?? .default, options: request.options ?? []))
-        case .activate: sessionRequest(request, client, .activate(sessionFor(client)))
-        case .deactivate: sessionRequest(request, client, .deactivate(sessionFor(client), notifyOthers: request.notifyOthers ?? false))
+            let session = sessionFor(client)
+            sessionRequest(request, client, .setCategory(session, category, mode: request.mode ?? .default, options: request.options ?? []))
+        case .activate:
+            let session = sessionFor(client)
+            sessionRequest(request, client, .activate(session))
+        case .deactivate:
+            let session = sessionFor(client)
+            sessionRequest(request, client, .deactivate(session, notifyOthers: request.notifyOthers ?? false))
         case .overrideOutput:
             guard let override = SpeakerOverride(rawValue: request.port ?? "") else {
                 return fail(request, client, badField("port", "'\(request.port ?? "")' is not one of: speaker, none"))
             }
-            sessionRequest(request, client, .outputOverridden(sessionFor(client), override))
-        case .getState: reply(request, client, state(of: sessionFor(client)))
+            let session = sessionFor(client)
+            sessionRequest(request, client, .outputOverridden(session, override))
+        case .getState:
+            // The session first: `state(of: sessionFor(client))` would read self before the session exists.
+            let session = sessionFor(client)
+            reply(request, client, state(of: session))
         case .subscribe:
             clients[client]?.isSubscribed = true
-            reply(request, client, state(of: sessionFor(client)))
+            let session = sessionFor(client)
+            reply(request, client, state(of: session))
         case .startStream, .pauseStream, .removeStream: clientStream(request, client)
         case .setSilentSwitch:
             guard let position = request.position else { return }

@@ -11,12 +11,10 @@ extension DaemonCore {
             // M1: every stream is gone with the old server; sessions become inactive and are told.
             for origin in streamIDs.keys where !origin.isClient { forget(origin) }
             waitingStreams.removeAll()
-            for (key, session) in unawareSessions {
-                run(.sessionRemoved(session))
-                sessionNames[session] = nil
-                unawareSessions[key] = nil
-            }
             run(.mediaServicesReset)
+            // Unaware apps' sessions went with their streams; reset first, so no one is told their
+            // interruptions ended (M1).
+            removeIdleUnawareSessions()
         case .serverLost(let reason):
             guard !soundServerLost else { return }
             soundServerLost = true

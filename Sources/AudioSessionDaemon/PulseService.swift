@@ -81,8 +81,10 @@ final class PulseService: Service, StreamEnforcer {
         work.withLock { $0 = feed }
         defer { work.withLock { $0 = nil } }
         if shuttingDown.load(ordering: .relaxed) { return "shutting down" }
+        // Subscribe before the inventory, so nothing that happens meanwhile is missed.
+        let events = connection.events
         let forwarder = Task {
-            for await event in connection.events { feed.yield(.event(event)) }
+            for await event in events { feed.yield(.event(event)) }
             feed.yield(.event(.disconnected(reason: "connection closed")))
         }
         defer { forwarder.cancel() }

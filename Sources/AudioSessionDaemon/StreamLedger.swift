@@ -34,7 +34,7 @@ struct StreamLedger: Sendable {
     }
 
     /// What to write to the server.
-    enum Write: Sendable, Equatable {
+    enum Write: Sendable, Hashable {
         case volume(StreamOrigin, PulseVolume)
         case mute(StreamOrigin, Bool)
         case move(StreamOrigin, toDevice: UInt32)

@@ -116,7 +116,8 @@ final class ContextCore: @unchecked Sendable {
     ///
     /// `issue` runs with the lock held and must call libpulse with the given `userdata` and a thunk that completes
     /// the `OperationBox<Value>` behind it; it returns the `pa_operation`, or nil when libpulse refused the call.
-    /// If `issue` throws, that error is the answer. `owner` names a stream whose teardown cancels the operation (see `failPending(owner:)`).
+    /// If `issue` throws, that error is the answer. `owner` names a stream whose teardown cancels the operation
+    /// (see `failPending(owner:)`). Not cancellable: libpulse answers or times out (30 s); `close()` fails it at once.
     func perform<Value: Sendable>(
         _ name: String,
         owner: ObjectIdentifier? = nil,

@@ -25,7 +25,8 @@ final class OperationBox<Value: Sendable>: PendingOperation, @unchecked Sendable
     /// The answer gathered so far, for answers that come in several callbacks.
     private var partial: Value?
 
-    init(name: String, owner: ObjectIdentifier?, core: ContextCore, continuation: CheckedContinuation<Value, any Error>) {
+    init(name: String, owner: ObjectIdentifier?, core: ContextCore, continuation: CheckedContinuation<Value, any Error>)
+    {
         self.name = name
         self.owner = owner
         self.core = core
@@ -62,7 +63,7 @@ final class OperationBox<Value: Sendable>: PendingOperation, @unchecked Sendable
     /// `eol < 0` is an error.
     func receive<Element: Sendable>(_ item: Element?, eol: Int32, context: OpaquePointer?) where Value == [Element] {
         if eol < 0 { return failWithContextError(context) }
-        var items = partial ?? []
+        var items = partial.take() ?? []  // take, so appending does not copy
         if let item { items.append(item) }
         if eol > 0 { succeed(items) } else { partial = items }
     }

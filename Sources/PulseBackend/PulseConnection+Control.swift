@@ -1,8 +1,8 @@
 internal import CPulse
 
 extension PulseConnection {
-    /// Sets a playback stream's own volume. A volume whose channel count differs from the stream's is applied
-    /// as its loudest channel on every channel (the server's rule).
+    /// Sets a playback stream's own volume. If the channel count differs from the stream's, the server keeps the
+    /// stream's balance and scales it so its loudest channel gets this volume's loudest value.
     public func setSinkInputVolume(_ index: UInt32, _ volume: PulseVolume) async throws {
         let name = "pa_context_set_sink_input_volume"
         var cVolume = try volume.cVolume(for: name)
@@ -32,7 +32,7 @@ extension PulseConnection {
         } as Void
     }
 
-    /// Sets a record stream's own volume.
+    /// Sets a record stream's own volume (a different channel count is handled as for sink inputs).
     public func setSourceOutputVolume(_ index: UInt32, _ volume: PulseVolume) async throws {
         let name = "pa_context_set_source_output_volume"
         var cVolume = try volume.cVolume(for: name)

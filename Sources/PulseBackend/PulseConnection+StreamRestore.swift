@@ -26,9 +26,8 @@ extension PulseConnection {
     /// The saved entry for `key`, or nil when there is none.
     /// - Throws: `PulseError` with code `.noExtension` when module-stream-restore is not loaded.
     public func streamRestoreEntry(_ key: String) async throws -> PulseStreamRestoreEntry? {
-        let entries: [PulseStreamRestoreEntry] = try await streamRestore("pa_ext_stream_restore_read") {
-            context,
-            userdata in
+        let name = "pa_ext_stream_restore_read"
+        let entries: [PulseStreamRestoreEntry] = try await streamRestore(name) { context, userdata in
             pa_ext_stream_restore_read(context, StreamRestore.read, userdata)
         }
         return entries.first { $0.key == key }

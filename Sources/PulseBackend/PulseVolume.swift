@@ -72,7 +72,8 @@ extension PulseVolume {
             throw PulseError(
                 code: .invalidArgument,
                 operation: operation,
-                message: "invalid volume \(channels): 1 to \(PulseVolume.maxChannels) channels, each at most \(PulseVolume.max)"
+                message:
+                    "invalid volume \(channels): 1 to \(PulseVolume.maxChannels) channels, each at most \(PulseVolume.max)"
             )
         }
         var volume = pa_cvolume()

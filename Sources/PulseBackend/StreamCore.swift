@@ -1,9 +1,11 @@
 internal import CPulse
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// One `pa_stream` (44.1 kHz stereo s16le) on a private connection, playing a quiet tone or discarding what it
@@ -23,15 +25,19 @@ final class StreamCore: @unchecked Sendable {
     /// About -40 dBFS: audible on a real device, never loud.
     private static let toneAmplitude = 300.0
 
+    /// The stream's private connection, closed with the stream.
     let connection: PulseConnection
+    private let core: ContextCore
     let direction: Direction
     private var stream: OpaquePointer?
     private var opening: CheckedContinuation<UInt32, any Error>?
     private var tonePhase = 0.0
     private var callbackRetain: Unmanaged<StreamCore>?
 
-    init(connection: PulseConnection, direction: Direction) {
+    /// A stream on `connection`, which must be connected.
+    init(connection: PulseConnection, direction: Direction) throws(PulseError) {
         self.connection = connection
+        self.core = try connection.core("pa_stream_new_with_proplist")
         self.direction = direction
     }
 
@@ -41,8 +47,7 @@ final class StreamCore: @unchecked Sendable {
 
     /// Creates and connects the stream; returns its sink-input or source-output index once it is ready.
     func open(name: String, properties: [String: String], device: String?) async throws -> UInt32 {
-        let core = try connection.core("pa_stream_new_with_proplist")
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UInt32, any Error>) in
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UInt32, any Error>) in
             do {
                 try core.mainloop.withLock(operationName) { _ throws(PulseError) in
                     let context = try core.readyContext("pa_stream_new_with_proplist")
@@ -117,7 +122,7 @@ final class StreamCore: @unchecked Sendable {
             // libpulse cancels the stream's operations right after this callback: fail their callers first.
             let error = PulseError.last(of: pa_stream_get_context(stream), operation: operationName)
             failOpening(error)
-            try? connection.core("stream").failPending(owner: ObjectIdentifier(self)) { name in
+            core.failPending(owner: ObjectIdentifier(self)) { name in
                 PulseError(code: error.code, operation: name, message: "the stream ended: \(error.message)")
             }
         default:
@@ -157,9 +162,7 @@ final class StreamCore: @unchecked Sendable {
     /// Pauses or resumes the stream from the application's side.
     func cork(_ corked: Bool) async throws {
         let name = "pa_stream_cork"
-        try await connection.core(name).perform(name, owner: ObjectIdentifier(self)) {
-            _,
-            userdata throws(PulseError) in
+        try await core.perform(name, owner: ObjectIdentifier(self)) { _, userdata throws(PulseError) in
             guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
                 throw PulseError(code: .badState, operation: name, message: "the stream is closed or has failed")
             }
@@ -174,8 +177,8 @@ final class StreamCore: @unchecked Sendable {
 
     /// Disconnects and frees the stream, then closes its connection. Idempotent.
     func close() {
-        if let core = try? connection.core("close") {
-            try? core.mainloop.withLock("close") { _ in
+        do {
+            try core.mainloop.withLock("close") { _ in
                 failOpening(PulseError.closed(operationName))
                 core.failPending(owner: ObjectIdentifier(self)) { PulseError.closed($0) }
                 if let stream {
@@ -190,6 +193,8 @@ final class StreamCore: @unchecked Sendable {
                 callbackRetain?.release()
                 callbackRetain = nil
             }
+        } catch {
+            // The connection was already closed; with it went the mainloop that ran the stream.
         }
         connection.close()
     }

@@ -12,11 +12,17 @@ final class ThreadedMainloop: Sendable {
     /// Creates and starts the mainloop thread.
     init() throws(PulseError) {
         guard let mainloop = pa_threaded_mainloop_new() else {
-            throw PulseError(code: .init(rawValue: Int32(PA_ERR_INTERNAL.rawValue)), operation: "pa_threaded_mainloop_new")
+            throw PulseError(
+                code: .init(rawValue: Int32(PA_ERR_INTERNAL.rawValue)),
+                operation: "pa_threaded_mainloop_new"
+            )
         }
         guard pa_threaded_mainloop_start(mainloop) >= 0 else {
             pa_threaded_mainloop_free(mainloop)
-            throw PulseError(code: .init(rawValue: Int32(PA_ERR_INTERNAL.rawValue)), operation: "pa_threaded_mainloop_start")
+            throw PulseError(
+                code: .init(rawValue: Int32(PA_ERR_INTERNAL.rawValue)),
+                operation: "pa_threaded_mainloop_start"
+            )
         }
         gate = Mutex(mainloop)
     }

@@ -1,0 +1,123 @@
+import Foundation
+
+/// Running the sound-server script, `pactl` and test clients: executables are found on PATH and get their
+/// arguments as an array, never through a shell command line.
+enum ChildProcess {
+    struct Output: Sendable {
+        var status: Int32
+        var standardOutput: String
+        var standardError: String
+    }
+
+    /// The executable `name` on PATH (or `name` itself if it is a path), if there is one.
+    static func executable(named name: String) -> URL? {
+        if name.contains("/") {
+            return FileManager.default.isExecutableFile(atPath: name) ? URL(fileURLWithPath: name) : nil
+        }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for directory in path.split(separator: ":") where !directory.isEmpty {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) {
+                return URL(fileURLWithPath: candidate)
+            }
+        }
+        return nil
+    }
+
+    /// An empty file at `path`, open for writing.
+    static func newFile(_ path: String) throws -> FileHandle {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: path)
+        else {
+            throw SoundServerError(code: .commandFailed, message: "cannot create \(path)")
+        }
+        return handle
+    }
+
+    /// Starts `process` with no signal blocked. Foundation's posix_spawn passes on the signal mask of the
+    /// calling thread, and Dispatch and Swift concurrency threads block nearly every signal: a child started
+    /// from one would ignore `terminate()`. For the few instructions of the spawn, this thread takes signals
+    /// sent to the whole process, which then act as they would on any other unblocked thread.
+    static func launch(_ process: Process) throws {
+        var unblocked = sigset_t()
+        var previous = sigset_t()
+        sigemptyset(&unblocked)
+        pthread_sigmask(SIG_SETMASK, &unblocked, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        try process.run()
+    }
+
+    /// This process's environment with `overrides` applied.
+    static func environment(_ overrides: [String: String]) -> [String: String] {
+        ProcessInfo.processInfo.environment.merging(overrides) { _, override in override }
+    }
+
+    /// Runs `executable` to completion and collects its output. The output goes through files rather than
+    /// pipes, so that a grandchild that keeps running (a sound server the script started) cannot hold the
+    /// reading end open. A run longer than `timeout` is killed and reported as `.timedOut`.
+    static func run(
+        _ executable: URL,
+        _ arguments: [String],
+        environment: [String: String],
+        timeout: Duration
+    ) throws -> Output {
+        let scratch = FileManager.default.temporaryDirectory
+            .appendingPathComponent("audiosessiond-child-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let outputURL = scratch.appendingPathComponent("stdout")
+        let errorURL = scratch.appendingPathComponent("stderr")
+        let outputHandle = try newFile(outputURL.path)
+        let errorHandle = try newFile(errorURL.path)
+
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = outputHandle
+        process.standardError = errorHandle
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        do {
+            try launch(process)
+        } catch {
+            try? outputHandle.close()
+            try? errorHandle.close()
+            throw SoundServerError(
+                code: .commandFailed,
+                message: "cannot run \(executable.path): \(error)"
+            )
+        }
+        try? outputHandle.close()
+        try? errorHandle.close()
+
+        let command = ([executable.lastPathComponent] + arguments).joined(separator: " ")
+        if exited.wait(timeout: .now() + timeout.timeInterval) == .timedOut {
+            process.terminate()
+            if exited.wait(timeout: .now() + 2) == .timedOut {
+                Foundation.kill(process.processIdentifier, SIGKILL)
+                // Foundation learns of the exit when a socket it gave the child closes; if a grandchild
+                // inherited it, that never happens, so do not wait for it forever.
+                _ = exited.wait(timeout: .now() + 2)
+            }
+            throw SoundServerError(
+                code: .timedOut,
+                message: "`\(command)` did not finish within \(timeout)",
+                context: (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
+            )
+        }
+        return Output(
+            status: process.terminationStatus,
+            standardOutput: (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "",
+            standardError: (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
+        )
+    }
+}
+
+extension Duration {
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

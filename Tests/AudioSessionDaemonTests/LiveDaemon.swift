@@ -1,0 +1,91 @@
+import AudioSessionTestSupport
+import Foundation
+import PulseBackend
+import Testing
+
+@testable import AudioSessionCLI
+
+/// A real `audiosessiond` process on a private sound server, and an observer connection of its own that
+/// reads what the server reports, as an independent client would.
+final class LiveDaemon: @unchecked Sendable {
+    let server: PrivateSoundServer
+    let socket: String
+    let process: Process
+    let observer: PulseConnection
+    let tone: String
+    let shortTone: String
+
+    /// The daemon binary, built beside this test bundle (`make test` builds every product first).
+    static var daemonPath: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("audiosessiond").path
+    }
+
+    init(_ kind: PrivateSoundServer.Kind, extraModules: [String] = [], arguments: [String] = []) async throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.daemonPath) else {
+            throw LiveTestError("no daemon binary at \(Self.daemonPath): build every product first (`swift build`)")
+        }
+        server = try PrivateSoundServer.start(kind, extraModules: extraModules)
+        socket = server.directory + "/control"
+        tone = server.directory + "/tone.wav"
+        shortTone = server.directory + "/short.wav"
+        try PrivateSoundServer.writeTone(to: tone, seconds: 60, frequency: 330)
+        try PrivateSoundServer.writeTone(to: shortTone, seconds: 0.6)
+        process = try server.spawn(Self.daemonPath, ["--socket", socket, "--pulse-server", server.pulseServer] + arguments)
+        observer = PulseConnection(server: server.pulseServer, applicationName: "observer")
+        try await observer.connect()
+        try await eventually("the daemon listens on \(socket)") { (try? ControlConnection(path: self.socket)) != nil }
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        observer.close()
+        server.stop()
+    }
+
+    func client() throws -> ControlConnection { try ControlConnection(path: socket) }
+
+    /// Plays `file` (the long tone by default) as an app that knows nothing of audio sessions.
+    func play(role: String, file: String? = nil, properties: String = "") throws -> Process {
+        try server.spawn("paplay", [file ?? tone], environment: ["PULSE_PROP": "media.role=\(role) \(properties)"])
+    }
+
+    /// The sink-input playing with this role, once it is there.
+    func stream(role: String) async throws -> PulseSinkInput {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            if let found = try await observer.sinkInputs().first(where: { $0.properties["media.role"] == role }) {
+                return found
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw LiveTestError("no \(role) stream appeared within 5 s")
+    }
+
+    func current(_ index: UInt32) async throws -> PulseSinkInput? { try await observer.sinkInput(index) }
+
+    func sinkIndex(named name: String) async throws -> UInt32? {
+        try await observer.sinks().first { $0.name == name }?.index
+    }
+}
+
+struct LiveTestError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Waits until `condition` holds, checking every 20 ms, for at most `seconds`; fails naming what was awaited.
+func eventually(
+    _ what: String,
+    within seconds: Double = 5,
+    _ condition: @escaping @Sendable () async throws -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    throw LiveTestError("timed out after \(seconds) s waiting until \(what)")
+}

@@ -1,0 +1,228 @@
+import AudioSessionPolicy
+import AudioSessionProtocol
+import AudioSessionTestSupport
+import Foundation
+import PulseBackend
+import Testing
+
+@testable import AudioSessionCLI
+
+/// The daemon on real PulseAudio and PipeWire servers, with real streams, as an independent client sees them.
+@Suite(.serialized) struct LiveEnforcementTests {
+    static let seventy = PulseVolume(channels: [45875, 45875])
+
+    @Test(arguments: PrivateSoundServer.Kind.allCases)
+    func anUnawareCallMutesMusicAndTheMusicComesBackAfterIt(_ kind: PrivateSoundServer.Kind) async throws {
+        let live = try await LiveDaemon(kind)
+        defer { live.stop() }
+        let player = try live.play(role: "music")
+        defer { player.terminate() }
+        let music = try await live.stream(role: "music")
+        let call = try live.play(role: "phone", file: live.shortTone)
+        defer { call.terminate() }
+        try await eventually("the music is muted during the call") { try await live.current(music.index)?.muted == true }
+        try await eventually("the music is heard again after the call and its grace", within: 8) {
+            try await live.current(music.index)?.muted == false
+        }
+    }
+
+    @Test(arguments: PrivateSoundServer.Kind.allCases)
+    func duckingRestoresTheUsersExactVolumeAlsoAfterTheUserChangedItWhileDucked(_ kind: PrivateSoundServer.Kind) async throws {
+        let live = try await LiveDaemon(kind)
+        defer { live.stop() }
+        let player = try live.play(role: "music")
+        defer { player.terminate() }
+        let music = try await live.stream(role: "music")
+        try await live.observer.setSinkInputVolume(music.index, Self.seventy)
+        let ducked = Self.seventy.scaled(by: 0.25)
+
+        let prompt = try live.play(role: "navigation", file: live.shortTone)
+        try await eventually("the music is ducked to a quarter of the user's volume") { try await live.current(music.index)?.volume == ducked }
+        try await eventually("the user's exact volume is back", within: 8) { try await live.current(music.index)?.volume == Self.seventy }
+        prompt.waitUntilExit()
+
+        let second = try live.play(role: "navigation", file: live.shortTone)
+        defer { second.terminate() }
+        try await eventually("ducked again") { try await live.current(music.index)?.volume == ducked }
+        let fifty = PulseVolume(channels: [32768, 32768])
+        try await live.observer.setSinkInputVolume(music.index, fifty)
+        try await eventually("the volume the user set while ducked is kept afterwards", within: 8) {
+            try await live.current(music.index)?.volume == fifty
+        }
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(try await live.current(music.index)?.volume == fifty)
+        #expect(try await live.current(music.index)?.muted == false)
+    }
+
+    @Test(arguments: PrivateSoundServer.Kind.allCases)
+    func unpluggingHeadphonesStopsMusicBeforeTheSpeakerPlaysIt(_ kind: PrivateSoundServer.Kind) async throws {
+        let live = try await LiveDaemon(kind)
+        defer { live.stop() }
+        let player = try live.play(role: "music")
+        defer { player.terminate() }
+        let music = try await live.stream(role: "music")
+        let headphones = try #require(try await live.sinkIndex(named: "headphones"))
+        try await eventually("the music plays on the headphones (the most recent port, R1)") { try await live.current(music.index)?.sinkIndex == headphones }
+        let speaker = try #require(try await live.sinkIndex(named: "speaker"))
+
+        // An independent observer notes when the stream is on the speaker unmuted, and for how long.
+        let gap = GapMeter()
+        let watcher = Task {
+            for await event in live.observer.events {
+                guard case .changed(.sinkInput, _, music.index) = event,
+                    let stream = try? await live.observer.sinkInput(music.index)
+                else { continue }
+                gap.note(onSpeaker: stream.sinkIndex == speaker, muted: stream.muted)
+            }
+        }
+        defer { watcher.cancel() }
+        let module = try #require(try live.server.pactl(["list", "short", "modules"]).split(separator: "\n")
+            .first { $0.contains("sink_name=headphones") }?.split(separator: "\t").first.flatMap { UInt32($0) })
+        try live.server.unloadModule(module)
+        try await eventually("the music is muted on the speaker (R4)") {
+            guard let stream = try await live.current(music.index) else { return false }
+            return stream.sinkIndex == speaker && stream.muted
+        }
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(try await live.current(music.index)?.muted == true, "the stopped music must stay silent (O3)")
+        print("R4 gap on \(kind): \(gap.report)")
+        try live.server.loadNullSink("headphones")
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(try await live.current(music.index)?.muted == true, "plugging back in does not restart it")
+    }
+
+    @Test func aKilledSoundServerIsReportedAndThePolicyIsAppliedAgainWhenItIsBack() async throws {
+        let live = try await LiveDaemon(.pulseaudio)
+        defer { live.stop() }
+        let app = try live.client()
+        _ = try app.result(Request(op: .subscribe))
+        try live.server.kill()
+        #expect(try app.nextEvent().event == .mediaServicesWereLost)
+        try live.server.restart()
+        #expect(try app.nextEvent().event == .mediaServicesWereReset)
+        live.observer.close()
+        let observer = PulseConnection(server: live.server.pulseServer, applicationName: "observer-2")
+        try await observer.connect()
+        defer { observer.close() }
+        let player = try live.play(role: "music")
+        defer { player.terminate() }
+        let call = try live.play(role: "phone")
+        defer { call.terminate() }
+        try await eventually("the policy is enforced on the new server") {
+            try await observer.sinkInputs().first { $0.properties["media.role"] == "music" }?.muted == true
+        }
+    }
+
+    @Test func garbageTruncatedAndOversizedMessagesGetErrorsAndHarmNoOne() async throws {
+        let live = try await LiveDaemon(.pulseaudio)
+        defer { live.stop() }
+        let bystander = try live.client()
+        _ = try bystander.result(Request(op: .hello))
+        let rogue = try live.client()
+        let cases: [(String, String)] = [
+            ("this is not json", "malformedMessage"),
+            ("{\"op\": \"activate\"", "malformedMessage"),
+            ("[1, 2, 3]", "malformedMessage"),
+            ("{\"op\": \"fly\"}", "unknownOperation"),
+            ("{\"op\": \"setCategory\", \"category\": \"loud\"}", "badField"),
+            ("{\"op\": \"setCategory\"}", "missingField"),
+            ("{\"op\": \"activate\", \"colour\": 1}", "unknownField"),
+            (String(repeating: "x", count: 70_000), "messageTooLarge"),
+            ("\u{00}\u{01}\u{02}", "malformedMessage"),
+        ]
+        for (line, code) in cases {
+            try rogue.send(line: line)
+            let reply = try LineCoding.decodeServerMessage(rogue.readLine())
+            guard case .reply(let body) = reply else { Issue.record("no reply to \(line.prefix(20))"); continue }
+            #expect(body.error?.code == code, "for \(line.prefix(30))")
+        }
+        let rogueState = try rogue.call(Request(op: .getState))
+        #expect(rogueState.result?.state?.state == .inactive, "\(rogueState)")
+        #expect(try bystander.result(Request(op: .activate)).state?.state == .active)
+    }
+
+    @Test func aClientThatDiesHoldingAnActiveSessionEndsTheInterruptionItCaused() async throws {
+        let live = try await LiveDaemon(.pulseaudio)
+        defer { live.stop() }
+        let music = try live.client()
+        _ = try music.result(Request(op: .subscribe))
+        var playback = Request(op: .setCategory)
+        playback.category = .playback
+        _ = try music.result(playback)
+        _ = try music.result(Request(op: .activate))
+        let script = """
+            import socket, time
+            s = socket.socket(socket.AF_UNIX); s.connect("\(live.socket)")
+            s.sendall(b'{"op":"setCategory","category":"playback"}\\n{"op":"activate"}\\n')
+            s.recv(65536); time.sleep(60)
+            """
+        let dying = try live.server.spawn("python3", ["-c", script])
+        #expect(try music.nextEvent() == Event(.interruption, type: "began", because: "interrupted by python3 (A4)"))
+        kill(dying.processIdentifier, SIGKILL)
+        let ended = try music.nextEvent()
+        #expect(ended.event == .interruption && ended.type == "ended" && ended.shouldResume == false)
+    }
+
+    @Test func sigtermGivesEveryStreamBackItsUsersValues() async throws {
+        let live = try await LiveDaemon(.pulseaudio)
+        defer { live.stop() }
+        let player = try live.play(role: "music")
+        defer { player.terminate() }
+        let music = try await live.stream(role: "music")
+        try await live.observer.setSinkInputVolume(music.index, Self.seventy)
+        let prompt = try live.play(role: "navigation")
+        defer { prompt.terminate() }
+        let call = try live.play(role: "phone")
+        defer { call.terminate() }
+        try await eventually("the music is muted by the call") { try await live.current(music.index)?.muted == true }
+        live.process.terminate()
+        live.process.waitUntilExit()
+        let after = try #require(try await live.current(music.index))
+        #expect(after.muted == false)
+        #expect(after.volume == Self.seventy)
+    }
+
+    @Test func streamRestoreKeepsTheUsersValuesNotThePolicys() async throws {
+        let live = try await LiveDaemon(.pulseaudio, extraModules: ["module-stream-restore"])
+        defer { live.stop() }
+        let player = try live.play(role: "music")
+        let music = try await live.stream(role: "music")
+        try await live.observer.setSinkInputVolume(music.index, Self.seventy)
+        let call = try live.play(role: "phone")
+        defer { call.terminate() }
+        try await eventually("the music is muted by the call") { try await live.current(music.index)?.muted == true }
+        let key = try #require(music.properties["module-stream-restore.id"])
+        player.terminate()
+        player.waitUntilExit()
+        try await eventually("the saved state of \(key) holds the user's values") {
+            guard let saved = try await live.observer.streamRestoreEntry(key) else { return false }
+            return saved.muted == false && saved.volume == Self.seventy
+        }
+    }
+}
+
+/// Measures how long a stream was on the speaker and unmuted: the time R4's stop took to be heard.
+final class GapMeter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var audibleSince: ContinuousClock.Instant?
+    private var longest: Duration = .zero
+    private var samples = 0
+
+    func note(onSpeaker: Bool, muted: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        samples += 1
+        if onSpeaker && !muted {
+            audibleSince = audibleSince ?? .now
+        } else if let since = audibleSince {
+            longest = max(longest, .now - since)
+            audibleSince = nil
+        }
+    }
+
+    var report: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return "audible on the speaker for at most \(longest) as the observer saw it (\(samples) reports)"
+    }
+}

@@ -1,0 +1,91 @@
+import AudioSessionPolicy
+import PulseBackend
+import Testing
+
+@testable import AudioSessionDaemon
+
+/// The user's own volume and mute stay apart from the policy's.
+@Suite struct StreamLedgerTests {
+    static let stream = StreamOrigin.sinkInput(4)
+    static let seventy = PulseVolume(channels: [45875, 45875])
+    static let ducked = StreamVerdict(level: .ducked(gain: 0.25, fadeMilliseconds: 200), port: .speaker, reason: Reason(.O7))
+    static let audible = StreamVerdict(level: .audible, port: .speaker, reason: Reason(.O8))
+    static let silent = StreamVerdict(level: .silent, port: .speaker, reason: Reason(.A6))
+
+    static func ledger(muted: Bool = false) -> StreamLedger {
+        var ledger = StreamLedger()
+        _ = ledger.observe(stream, volume: seventy, muted: muted, device: 0, restoreKey: "sink-input-by-media-role:music")
+        return ledger
+    }
+
+    /// Applies writes as the server would, noting volumes as the session does.
+    static func perform(_ writes: [StreamLedger.Write], on ledger: inout StreamLedger) {
+        for case .volume(let origin, let volume) in writes { ledger.noteWritten(volume, for: origin) }
+    }
+
+    @Test func duckingScalesTheUsersVolumeAndTheEndRestoresItExactly() {
+        var ledger = Self.ledger()
+        let duck = ledger.apply(Self.ducked, to: Self.stream, device: nil)
+        #expect(duck == [.volume(Self.stream, Self.seventy.scaled(by: 0.25))])
+        Self.perform(duck, on: &ledger)
+        let restore = ledger.apply(Self.audible, to: Self.stream, device: nil)
+        #expect(restore == [.volume(Self.stream, Self.seventy)])
+    }
+
+    @Test func aVolumeTheUserSetsWhileDuckedBecomesTheUsersAndStands() {
+        var ledger = Self.ledger()
+        Self.perform(ledger.apply(Self.ducked, to: Self.stream, device: nil), on: &ledger)
+        let fifty = PulseVolume(channels: [32768, 32768])
+        _ = ledger.observe(Self.stream, volume: fifty, muted: false, device: 0, restoreKey: nil)
+        #expect(ledger.entries[Self.stream]?.userVolume == fifty)
+        #expect(ledger.apply(Self.audible, to: Self.stream, device: nil) == [])
+    }
+
+    @Test func aPolicyMuteNeverUndoesTheUsersMute() {
+        var ledger = Self.ledger(muted: true)
+        #expect(ledger.apply(Self.silent, to: Self.stream, device: nil) == [])
+        #expect(ledger.apply(Self.audible, to: Self.stream, device: nil) == [])
+        #expect(ledger.entries[Self.stream]?.userMuted == true)
+    }
+
+    @Test func anUnmuteByTheUserWhileThePolicyKeepsItSilentIsRememberedButTheStreamStaysMuted() {
+        var ledger = Self.ledger()
+        #expect(ledger.apply(Self.silent, to: Self.stream, device: nil) == [.mute(Self.stream, true)])
+        let (_, writes) = ledger.observe(Self.stream, volume: Self.seventy, muted: false, device: 0, restoreKey: nil)
+        #expect(writes == [.mute(Self.stream, true)])
+        #expect(ledger.apply(Self.audible, to: Self.stream, device: nil) == [.mute(Self.stream, false)])
+    }
+
+    @Test func aStreamTheServerMovesIsHeldMutedUntilTheNextVerdict() {
+        var ledger = Self.ledger()
+        let (observation, writes) = ledger.observe(Self.stream, volume: Self.seventy, muted: false, device: 9, restoreKey: nil)
+        #expect(observation == .movedByServer)
+        #expect(writes == [.mute(Self.stream, true)])
+        #expect(ledger.apply(Self.audible, to: Self.stream, device: 9) == [.mute(Self.stream, false)])
+    }
+
+    @Test func aMoveThePolicyAskedForIsNotHeld() {
+        var ledger = Self.ledger()
+        #expect(ledger.apply(Self.audible, to: Self.stream, device: 3) == [.move(Self.stream, toDevice: 3)])
+        let (observation, writes) = ledger.observe(Self.stream, volume: Self.seventy, muted: false, device: 3, restoreKey: nil)
+        #expect(observation == .nothingNew)
+        #expect(writes == [])
+    }
+
+    @Test func shutdownGivesBackTheUsersValuesAndAnEndedStreamSaysWhetherThePolicyHadAValueInForce() {
+        var ledger = Self.ledger()
+        Self.perform(ledger.apply(Self.ducked, to: Self.stream, device: nil), on: &ledger)
+        _ = ledger.apply(Self.silent, to: Self.stream, device: nil)
+        #expect(Set(ledger.restoreAll()) == [.volume(Self.stream, Self.seventy), .mute(Self.stream, false)])
+        #expect(ledger.remove(Self.stream) == nil)
+        var other = Self.ledger()
+        _ = other.apply(Self.silent, to: Self.stream, device: nil)
+        #expect(other.remove(Self.stream)?.restoreKey == "sink-input-by-media-role:music")
+    }
+
+    @Test func aFadeEndsExactlyOnItsTarget() {
+        let steps = StreamLedger.fadeSteps(from: Self.seventy, to: PulseVolume(channels: [100, 100]), milliseconds: 200)
+        #expect(steps.count == 8)
+        #expect(steps.last == PulseVolume(channels: [100, 100]))
+    }
+}

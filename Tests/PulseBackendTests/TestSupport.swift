@@ -1,0 +1,96 @@
+import PulseBackend
+import Synchronization
+
+struct TimedOut: Error, CustomStringConvertible {
+    let what: String
+    var description: String { "timed out waiting for \(what)" }
+}
+
+/// Runs `body`, failing with `TimedOut` after `seconds`.
+func withTimeout<Result: Sendable>(
+    _ seconds: Double,
+    _ what: String,
+    _ body: @escaping @Sendable () async throws -> Result
+) async throws -> Result {
+    try await withThrowingTaskGroup(of: Result.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            throw TimedOut(what: what)
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}
+
+/// Records a connection's events from the moment it is made, for tests to wait on.
+final class EventRecorder: Sendable {
+    private final class Log: Sendable {
+        let events = Mutex<[PulseEvent]>([])
+        let ended = Mutex(false)
+    }
+
+    private let log = Log()
+    private let task: Task<Void, Never>
+
+    init(_ connection: PulseConnection) {
+        let stream = connection.events
+        task = Task { [log] in
+            for await event in stream { log.events.withLock { $0.append(event) } }
+            log.ended.withLock { $0 = true }
+        }
+    }
+
+    deinit {
+        task.cancel()
+    }
+
+    var events: [PulseEvent] { log.events.withLock { $0 } }
+    var hasEnded: Bool { log.ended.withLock { $0 } }
+
+    /// Waits until an event matching `predicate` has been recorded.
+    @discardableResult
+    func waitFor(
+        _ what: String,
+        timeout: Double = 10,
+        _ predicate: @escaping @Sendable (PulseEvent) -> Bool
+    ) async throws -> PulseEvent {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while ContinuousClock.now < deadline {
+            if let event = events.first(where: predicate) { return event }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TimedOut(what: "\(what); got \(events)")
+    }
+
+    /// Waits until the stream has ended.
+    func waitForEnd(timeout: Double = 10) async throws {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while ContinuousClock.now < deadline {
+            if hasEnded { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TimedOut(what: "the end of the event stream")
+    }
+}
+
+/// Polls `condition` until it holds or `timeout` passes.
+func eventually(
+    _ what: String,
+    timeout: Double = 10,
+    _ condition: () async throws -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + .seconds(timeout)
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    throw TimedOut(what: what)
+}
+
+/// A connected connection to `server`; the caller closes it.
+func connected(to server: PrivatePulseServer, name: String = "pulse-backend-tests") async throws -> PulseConnection {
+    let connection = PulseConnection(server: server.server, applicationName: name)
+    try await connection.connect()
+    return connection
+}
