@@ -16,11 +16,10 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# Until the daemon lands, `run` replays the bundled scenarios against the engine, with a timeline of the
-# end-to-end stories.
+# The daemon, on this session's sound server, or on a private headless PulseAudio with virtual devices when
+# there is none (the embedded default).
 run: build
-	$(CTL) replay $(SCENARIOS)
-	$(CTL) replay --timeline --explain $(SCENARIOS)/x-*.yaml
+	scripts/run-daemon.sh
 
 test: deps
 	$(SWIFT) build

@@ -16,6 +16,9 @@ struct PulseSession {
     var ledger = StreamLedger()
     var defaultSink: String?
     var fades: [StreamOrigin: (id: Int, steps: [PulseVolume])] = [:]
+    /// module-stream-restore's entry for each stream as it was when the stream appeared (nil inside: none), so
+    /// that what the policy made it save (a ducked volume, a mute, a device) can be undone when it ends.
+    var savedBeforePolicy: [StreamOrigin: PulseStreamRestoreEntry?] = [:]
     var nextFade = 1
     /// How long a stream the server moved stays held muted when no verdict comes.
     static let holdAfterMove = Duration.milliseconds(300)
@@ -120,6 +123,12 @@ struct PulseSession {
 
     // MARK: Streams
 
+    /// Notes the saved entry of a stream seen for the first time (when module-stream-restore is there).
+    private mutating func rememberSavedEntry(_ origin: StreamOrigin, key: String?) async {
+        guard let key, savedBeforePolicy[origin] == nil, ledger.entries[origin] == nil else { return }
+        savedBeforePolicy[origin] = .some(try? await connection.streamRestoreEntry(key))
+    }
+
     private mutating func report(_ input: PulseSinkInput) {
         _ = ledger.observe(.sinkInput(input.index), volume: input.volume, muted: input.muted, device: input.sinkIndex, restoreKey: input.properties["module-stream-restore.id"])
         tell(.streamSeen(SoundStream(origin: .sinkInput(input.index), direction: .output, properties: input.properties, isRunning: !input.corked)))
@@ -137,6 +146,7 @@ struct PulseSession {
     private mutating func reportAndHold(_ input: PulseSinkInput) async {
         let origin = StreamOrigin.sinkInput(input.index)
         let seen = ContinuousClock.now
+        await rememberSavedEntry(origin, key: input.properties["module-stream-restore.id"])
         let (observation, writes) = ledger.observe(origin, volume: input.volume, muted: input.muted, device: input.sinkIndex, restoreKey: input.properties["module-stream-restore.id"])
         for write in writes { await perform(write) }
         if observation == .movedByServer {
@@ -156,12 +166,12 @@ struct PulseSession {
     private mutating func streamGone(_ origin: StreamOrigin) async {
         fades[origin] = nil
         tell(.streamGone(origin))
+        let before = savedBeforePolicy.removeValue(forKey: origin) ?? nil
         guard let entry = ledger.remove(origin), let key = entry.restoreKey else { return }
         do {
-            guard var saved = try await connection.streamRestoreEntry(key) else { return }
-            saved.volume = saved.volume.map { _ in entry.userVolume }
-            saved.muted = entry.userMuted
-            try await connection.writeStreamRestoreEntry(saved)
+            guard try await connection.streamRestoreEntry(key) != nil else { return }
+            let mended = PulseStreamRestoreEntry(key: key, volume: entry.userVolume, muted: entry.userMuted, device: before?.device)
+            try await connection.writeStreamRestoreEntry(mended)
             logger.info("\(origin) ended with a policy value in force; saved state of \(key) given back the user's values")
         } catch {
             logger.debug("no saved stream state to mend for \(key): \(error)")

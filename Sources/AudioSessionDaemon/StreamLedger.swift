@@ -103,11 +103,11 @@ struct StreamLedger: Sendable {
         return (observation, writes)
     }
 
-    /// The stream is gone. Returns its entry if the policy had something in force, so the caller can put the
-    /// user's values back into the server's saved stream state.
+    /// The stream is gone. Returns its entry if the policy had something in force or had moved it, so the
+    /// caller can put the user's values back into the server's saved stream state.
     mutating func remove(_ origin: StreamOrigin) -> Entry? {
         guard let entry = entries.removeValue(forKey: origin) else { return nil }
-        return entry.policyInForce ? entry : nil
+        return entry.policyInForce || entry.requestedDevice != nil ? entry : nil
     }
 
     mutating func removeAll() { entries.removeAll() }
