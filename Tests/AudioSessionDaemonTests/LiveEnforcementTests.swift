@@ -91,6 +91,23 @@ import Testing
         #expect(try await live.current(music.index)?.muted == true, "plugging back in does not restart it")
     }
 
+    @Test(arguments: PrivateSoundServer.Kind.allCases)
+    func theUserChoosingTheDefaultSinkSelectsTheOutputForEveryone(_ kind: PrivateSoundServer.Kind) async throws {
+        let live = try await LiveDaemon(kind)
+        defer { live.stop() }
+        let player = try live.play(role: "music")
+        defer { player.terminate() }
+        let music = try await live.stream(role: "music")
+        let headphones = try #require(try await live.sinkIndex(named: "headphones"))
+        let speaker = try #require(try await live.sinkIndex(named: "speaker"))
+        try await eventually("the music plays on the headphones, the most recent port") { try await live.current(music.index)?.sinkIndex == headphones }
+        try live.server.pactl(["set-default-sink", "headphones"])
+        try live.server.pactl(["set-default-sink", "speaker"])
+        try await eventually("the music follows the user's choice of the speaker (R3)") { try await live.current(music.index)?.sinkIndex == speaker }
+        let status = try live.client().result(Request(op: .status)).status
+        #expect(status?.selectedOutput == .speaker)
+    }
+
     @Test func aKilledSoundServerIsReportedAndThePolicyIsAppliedAgainWhenItIsBack() async throws {
         let live = try await LiveDaemon(.pulseaudio)
         defer { live.stop() }
