@@ -83,13 +83,15 @@ extension DaemonCore {
         let app =
             stream.properties["application.name"] ?? stream.properties["application.process.binary"] ?? "unknown"
         let role = stream.properties["media.role"] ?? ""
-        let key = "\(app)|\(role)"
+        let key = "\(app)|\(role)|\(stream.direction.rawValue)"
         if let session = unawareSessions[key] { return session }
         let session = SessionID(nextSession)
         nextSession += 1
         unawareSessions[key] = session
-        sessionNames[session] = role.isEmpty ? app : "\(app) (\(role))"
-        let matchable = stream.properties.filter { ClassificationRule.matchableProperties.contains($0.key) }
+        let described = [role, stream.direction == .input ? "capture" : ""].filter { !$0.isEmpty }
+        sessionNames[session] = described.isEmpty ? app : "\(app) (\(described.joined(separator: ", ")))"
+        var matchable = stream.properties.filter { ClassificationRule.matchableProperties.contains($0.key) }
+        matchable["stream.direction"] = stream.direction.rawValue
         run(.sessionCreated(session, SessionDeclaration(appName: app, unawareStreamProperties: matchable)))
         if let snapshot = engine.snapshot(of: session) {
             effects.append(.log("\(sessionNames[session]!): unaware app, classified as \(snapshot.category.rawValue) \(snapshot.options.names) (U1)"))

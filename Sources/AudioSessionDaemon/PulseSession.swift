@@ -47,8 +47,8 @@ struct PulseSession {
         defaultSink = try await connection.serverInfo().defaultSinkName
         for sink in try await connection.sinks().sorted(by: { $0.index < $1.index }) { report(sink) }
         for source in try await connection.sources().sorted(by: { $0.index < $1.index }) { report(source) }
-        for input in try await connection.sinkInputs() { report(input) }
-        for output in try await connection.sourceOutputs() { report(output) }
+        for input in try await connection.sinkInputs() { await reportAndHold(input) }
+        for output in try await connection.sourceOutputs() { await report(output) }
     }
 
     mutating func handle(_ item: PulseWork) async throws -> Progress {
@@ -83,7 +83,7 @@ struct PulseSession {
         case (.sinkInput, _):
             if let input = try await connection.sinkInput(index) { await reportAndHold(input) }
         case (.sourceOutput, _):
-            if let output = try await connection.sourceOutput(index) { report(output) }
+            if let output = try await connection.sourceOutput(index) { await report(output) }
         case (.server, _): try await checkDefaultSink()
         default: break
         }
@@ -129,15 +129,10 @@ struct PulseSession {
         savedBeforePolicy[origin] = .some(try? await connection.streamRestoreEntry(key))
     }
 
-    private mutating func report(_ input: PulseSinkInput) {
-        _ = ledger.observe(.sinkInput(input.index), volume: input.volume, muted: input.muted, device: input.sinkIndex, restoreKey: input.properties["module-stream-restore.id"])
-        tell(.streamSeen(SoundStream(origin: .sinkInput(input.index), direction: .output, properties: input.properties, isRunning: !input.corked)))
-    }
-
-    private mutating func report(_ output: PulseSourceOutput) {
+    private mutating func report(_ output: PulseSourceOutput) async {
         let origin = StreamOrigin.sourceOutput(output.index)
         let (_, writes) = ledger.observe(origin, volume: output.volume, muted: output.muted, device: output.sourceIndex, restoreKey: output.properties["module-stream-restore.id"])
-        _ = writes
+        for write in writes { await perform(write) }
         tell(.streamSeen(SoundStream(origin: origin, direction: .input, properties: output.properties, isRunning: !output.corked)))
     }
 

@@ -59,9 +59,10 @@ public struct ClassificationRule: Hashable, Sendable {
         self.endsWithNotifyOthers = endsWithNotifyOthers
     }
 
-    /// The stream properties the rules may match on.
+    /// The stream properties the rules may match on. `stream.direction` (`output` or `input`) is not a sound
+    /// server property: the daemon sets it, so that capture can be told from playback.
     public static let matchableProperties = [
-        "media.role", "application.name", "application.process.binary", "application.id",
+        "media.role", "application.name", "application.process.binary", "application.id", "stream.direction",
     ]
 
     /// Whether a stream with these properties matches.
@@ -75,6 +76,11 @@ public struct ClassificationRule: Hashable, Sendable {
     /// POLICY section 6's defaults.
     public static let standard: [ClassificationRule] = [
         .init(match: ["media.role": ["phone"]], category: .playAndRecord, isCall: true, endsWithNotifyOthers: true),
+        .init(
+            match: ["stream.direction": ["input"]],
+            category: .playAndRecord,
+            options: [.mixWithOthers, .defaultToSpeaker]
+        ),
         .init(match: ["media.role": ["music", "video"]], category: .playback),
         .init(match: ["media.role": ["game"]], category: .ambient),
         .init(match: ["media.role": ["event", "notification"]], category: .ambient, endsWithNotifyOthers: true),

@@ -135,7 +135,7 @@ extension PolicyEngine {
             modify(id) { $0.interruption = nil }
             setState(id, .inactive, reason)
             notify(id, .interruptionEnded(shouldResume: shouldResume), reason)
-            if shouldResume, sessions[id]?.unaware != nil, hasRunningOutput(id) { resumed.append(id) }
+            if shouldResume, sessions[id]?.unaware != nil, hasRunningStream(id) { resumed.append(id) }
         }
         for id in resumed {
             _ = activate(id, rule: .U3)

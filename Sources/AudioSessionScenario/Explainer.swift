@@ -52,7 +52,7 @@ public struct Explainer: Sendable {
             case .R3: "selected by the user: \(port)"
             case .R5: "speaker override"
             case .R6: "input from \(port)"
-            case .A7: "\(other) is active and nonmixable"
+            case .A7: "the hint follows \(other), another app's nonmixable session with output"
             default: "rule \(reason.rule.rawValue)"
             }
         return "\(phrase) (\(reason.rule.rawValue))" + when(reason.event)
