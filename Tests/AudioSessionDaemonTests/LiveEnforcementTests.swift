@@ -108,6 +108,27 @@ import Testing
         #expect(status?.selectedOutput == .speaker)
     }
 
+    @Test func anUnawareRecorderCapturesBesideMusicIsMutedByACallAndCapturesAgainAfter() async throws {
+        let live = try await LiveDaemon(.pulseaudio)
+        defer { live.stop() }
+        let player = try live.play(role: "music")
+        defer { player.terminate() }
+        let recorder = try live.server.spawn("parecord", ["--raw", "/dev/null"])
+        defer { recorder.terminate() }
+        try await eventually("the recorder's stream appears") {
+            try await live.observer.sourceOutputs().contains { $0.properties["application.name"] == "parecord" }
+        }
+        let index = try #require(try await live.observer.sourceOutputs().first { $0.properties["application.name"] == "parecord" }).index
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await live.observer.sourceOutput(index)?.muted == false, "a recorder that names no role captures")
+        let call = try live.play(role: "phone", file: live.shortTone)
+        defer { call.terminate() }
+        try await eventually("the call mutes the recorder (A6)") { try await live.observer.sourceOutput(index)?.muted == true }
+        try await eventually("the recorder captures again after the call (U3)", within: 8) {
+            try await live.observer.sourceOutput(index)?.muted == false
+        }
+    }
+
     @Test func aKilledSoundServerIsReportedAndThePolicyIsAppliedAgainWhenItIsBack() async throws {
         let live = try await LiveDaemon(.pulseaudio)
         defer { live.stop() }
