@@ -5,7 +5,11 @@ public struct AudioSessionCtl: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "audiosessionctl",
         abstract: "Control and inspect the audio session policy.",
-        subcommands: [ReplayCommand.self]
+        subcommands: [
+            StatusCommand.self, WatchCommand.self, SwitchCommand.self, LockCommand.self, UnlockCommand.self,
+            ForegroundCommand.self, BackgroundCommand.self, RouteCommand.self, ExplainCommand.self, RunCommand.self,
+            ReplayCommand.self,
+        ]
     )
 
     public init() {}

@@ -74,6 +74,20 @@ final class ControlConnection {
         }
     }
 
+    /// The next event, or nil when none arrives within `timeout` (or a signal cuts the wait short): for loops
+    /// that also watch something else, a child process or a signal.
+    func nextEvent(timeout: Duration) throws -> Event? {
+        if !pendingEvents.isEmpty { return pendingEvents.removeFirst() }
+        while true {
+            if !buffer.contains(UInt8(ascii: "\n")) {
+                var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                let milliseconds = Int32(min(max(timeout / .milliseconds(1), 0), 3_600_000))
+                guard poll(&poller, 1, milliseconds) > 0 else { return nil }
+            }
+            if case .event(let event) = try readMessage() { return event }
+        }
+    }
+
     func send(line: String) throws {
         let bytes = Array((line + "\n").utf8)
         var sent = 0
@@ -102,14 +116,17 @@ final class ControlConnection {
             }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            guard count > 0 else { throw CLIError("the daemon closed the connection") }
+            guard count > 0 else { throw CLIError.connectionClosed }
             buffer += chunk[..<count]
         }
     }
 }
 
 /// An error of the command-line tool, printed as it is.
-struct CLIError: Error, CustomStringConvertible {
+struct CLIError: Error, Equatable, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+
+    /// The daemon went away (it stopped, or it closed this connection).
+    static let connectionClosed = CLIError("the daemon closed the connection")
 }

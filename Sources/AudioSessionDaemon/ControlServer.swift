@@ -10,6 +10,10 @@ import Synchronization
 /// daemon inputs; its outbox is written back in order.
 final class ControlServer: Service {
     private let path: String
+    private let mode: Int
+    private let group: String?
+    /// Open connections, closed on shutdown so that no client keeps the daemon from exiting.
+    private let connections = Mutex<[ClientID: any Channel]>([:])
     private let inputs: AsyncStream<DaemonInput>.Continuation
     private let outboxes: Outboxes
     private let logger: Logger
@@ -18,12 +22,16 @@ final class ControlServer: Service {
 
     init(
         path: String,
+        mode: Int = 0o600,
+        group: String? = nil,
         inputs: AsyncStream<DaemonInput>.Continuation,
         outboxes: Outboxes,
         logger: Logger,
         ready: (@Sendable () -> Void)? = nil
     ) {
         self.path = path
+        self.mode = mode
+        self.group = group
         self.inputs = inputs
         self.outboxes = outboxes
         self.logger = logger
@@ -31,7 +39,7 @@ final class ControlServer: Service {
     }
 
     func run() async throws {
-        try Self.prepareDirectory(for: path)
+        try Self.prepareDirectory(for: path, group: group)
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -39,7 +47,7 @@ final class ControlServer: Service {
                     return try NIOAsyncChannel<LineFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
-        guard chmod(path, 0o600) == 0 else { throw DaemonError("cannot make \(path) private (chmod 0600): errno \(errno)") }
+        try Self.setPermissions(of: path, mode: mode, group: group)
         logger.info("listening on \(path)")
         ready?()
         try await withGracefulShutdownHandler {
@@ -52,16 +60,35 @@ final class ControlServer: Service {
             }
         } onGracefulShutdown: {
             server.channel.close(promise: nil)
+            for channel in self.connections.withLock({ Array($0.values) }) { channel.close(promise: nil) }
         }
         unlink(path)
     }
 
+    /// The socket's mode (0600 for one user), and its group for a system-wide daemon (0660 and a group).
+    static func setPermissions(of path: String, mode: Int, group: String?) throws {
+        if let group {
+            guard let entry = getgrnam(group) else { throw DaemonError("socket group '\(group)' does not exist") }
+            guard chown(path, getuid(), entry.pointee.gr_gid) == 0 else {
+                throw DaemonError("cannot give \(path) to group \(group): errno \(errno)")
+            }
+        }
+        guard chmod(path, mode_t(mode)) == 0 else {
+            throw DaemonError("cannot set the mode of \(path) to \(String(mode, radix: 8)): errno \(errno)")
+        }
+    }
+
     /// The socket's folder is the daemon's own (0700), so no one else can reach the socket even for the
-    /// moment before its own mode is set.
-    static func prepareDirectory(for path: String) throws {
+    /// moment before its own mode is set; with a socket group, the group may enter it (0750).
+    static func prepareDirectory(for path: String, group: String?) throws {
         let directory = (path as NSString).deletingLastPathComponent
         guard !directory.isEmpty else { return }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        guard let group else { return }
+        guard let entry = getgrnam(group) else { throw DaemonError("socket group '\(group)' does not exist") }
+        guard chown(directory, getuid(), entry.pointee.gr_gid) == 0, chmod(directory, 0o750) == 0 else {
+            throw DaemonError("cannot open \(directory) to group \(group): errno \(errno)")
+        }
     }
 
     private func serve(_ connection: NIOAsyncChannel<LineFrame, ByteBuffer>) async {
@@ -76,6 +103,7 @@ final class ControlServer: Service {
         let client = ClientID(rawValue: nextClient.add(1, ordering: .relaxed).oldValue)
         let (messages, outbox) = AsyncStream<ServerMessage>.makeStream()
         outboxes.register(client, outbox)
+        connections.withLock { $0[client] = connection.channel }
         inputs.yield(.clientConnected(client, peer))
         do {
             try await connection.executeThenClose { inbound, outbound in
@@ -92,6 +120,7 @@ final class ControlServer: Service {
         } catch {
             logger.debug("\(client) closed: \(error)")
         }
+        connections.withLock { _ = $0.removeValue(forKey: client) }
         outboxes.remove(client)
         inputs.yield(.clientDisconnected(client))
     }

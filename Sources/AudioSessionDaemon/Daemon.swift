@@ -3,24 +3,57 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// The daemon: the control server, the policy loop and (unless told otherwise) the PulseAudio backend, run
-/// as one service group that shuts down gracefully on SIGTERM and SIGINT.
+/// The daemon: the control server, the policy loop, the PulseAudio backend (unless told otherwise) and the
+/// configuration reloader, run as one service group that shuts down gracefully on SIGTERM and SIGINT.
 public enum Daemon {
     public static func run(_ options: DaemonOptions, logger: Logger = Logger(label: "audiosessiond")) async throws {
         let (inputs, feed) = AsyncStream<DaemonInput>.makeStream()
         let outboxes = Outboxes()
-        let core = DaemonCore(engine: PolicyEngine(config: options.policy, outputs: [], inputs: []), controlUserID: getuid())
+        let configuration = options.configuration
+        // With no sound server there is no device to learn ports from: the device is a speaker and a microphone.
+        let engine = PolicyEngine(
+            config: configuration.policy,
+            outputs: options.soundServer ? [] : [.speaker],
+            inputs: options.soundServer ? [] : [.builtInMic]
+        )
         var services: [any Service] = []
-        var enforcer: (any StreamEnforcer)?
+        var pulse: PulseService?
         if options.soundServer {
-            let pulse = PulseService(server: options.pulseServer, inputs: feed, fadeMilliseconds: options.policy.duckFadeMs, logger: logger)
-            enforcer = pulse
-            services.append(pulse)
+            pulse = PulseService(
+                server: options.pulseServer,
+                inputs: feed,
+                rules: configuration.ports,
+                fadeMilliseconds: configuration.policy.duckFadeMs,
+                logger: logger
+            )
+            services.append(pulse!)
         }
-        let policy = PolicyService(core: core, inputs: inputs, feedback: feed, outboxes: outboxes, enforcer: enforcer, logger: logger)
-        services.append(policy)
-        services.append(ControlServer(path: options.socketPath, inputs: feed, outboxes: outboxes, logger: logger, ready: options.onReady))
-        // Shut down in reverse: stop taking requests, stop deciding, then give every stream back its user's values.
+        services.append(
+            PolicyService(
+                core: DaemonCore(engine: engine, controlUserID: getuid()),
+                inputs: inputs,
+                feedback: feed,
+                outboxes: outboxes,
+                enforcer: pulse,
+                logger: logger
+            )
+        )
+        services.append(
+            ControlServer(
+                path: options.socketPath,
+                mode: configuration.socketMode,
+                group: configuration.socketGroup,
+                inputs: feed,
+                outboxes: outboxes,
+                logger: logger,
+                ready: options.onReady
+            )
+        )
+        if let path = options.configurationPath {
+            services.append(ConfigurationReloader(path: path, inputs: feed, pulse: pulse, logger: logger))
+        }
+        // Shut down in reverse: stop reloading and taking requests, stop deciding, then give every stream back
+        // its user's values.
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },

@@ -51,7 +51,9 @@ extension DaemonCore {
             send(client, .reply(.success(request.id, ReplyResult(explanation: explainer.explain(snapshot) + streamExplanations(of: session)))))
         case .watch:
             clients[client]?.isWatching = true
-            send(client, .reply(.success(request.id, ReplyResult(status: status()))))
+            let current = status()
+            lastPublishedStatus = current
+            send(client, .reply(.success(request.id, ReplyResult(status: current))))
         }
     }
 
@@ -92,8 +94,10 @@ extension DaemonCore {
     private mutating func sessionRequest(_ request: Request, _ client: ClientID, _ event: PolicyEvent) {
         let outcome = run(event)
         let session = sessionFor(client)
-        if let error = outcome.error {
-            fail(request, client, body(for: error), state(of: session))
+        if var error = outcome.error.map(body(for:)) {
+            // A stream that starts is recorded even when its session cannot be activated (D5): it stays silent.
+            if case .streamStarted = event { error.tookEffect = true }
+            fail(request, client, error, state(of: session))
         } else {
             reply(request, client, state(of: session))
         }
@@ -122,6 +126,9 @@ extension DaemonCore {
     private mutating func clientStream(_ request: Request, _ client: ClientID) {
         guard let number = request.stream else { return }
         let origin = StreamOrigin.client(client, number)
+        if request.op != .startStream && streamIDs[origin] == nil {
+            return fail(request, client, badField("stream", "stream \(number) was never started"))
+        }
         let session = sessionFor(client)
         let event: PolicyEvent
         switch request.op {
@@ -156,10 +163,11 @@ extension DaemonCore {
         send(client, .reply(.failure(request.id, error, state.map { ReplyResult(state: $0) })))
     }
 
+    /// The engine's message, with the other session named when one is involved ("a call (phone) is active").
     private func body(for error: PolicyError) -> ErrorBody {
         ErrorBody(
             code: error.code.rawValue,
-            message: "\(error.message): \(explainer.describe(error.reason))",
+            message: error.reason.session == nil ? error.message : "\(error.message): \(explainer.describe(error.reason))",
             rule: error.reason.rule,
             tookEffect: error.code == .isBusy ? true : nil
         )

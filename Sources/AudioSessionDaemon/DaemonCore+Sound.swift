@@ -8,8 +8,10 @@ extension DaemonCore {
         case .serverConnected:
             guard soundServerLost else { return }
             soundServerLost = false
-            // M1: every stream is gone with the old server; sessions become inactive and are told.
-            for origin in streamIDs.keys where !origin.isClient { forget(origin) }
+            // M1: every stream is gone with the old server, and the engine forgets clients' own streams too:
+            // sessions become inactive and are told, and apps start their streams again.
+            for origin in Array(streamIDs.keys) { forget(origin) }
+            soundStreams.removeAll()
             waitingStreams.removeAll()
             run(.mediaServicesReset)
             // Unaware apps' sessions went with their streams; reset first, so no one is told their
@@ -23,13 +25,16 @@ extension DaemonCore {
         case .portAvailable(let port): run(.portConnected(port))
         case .portGone(let port): run(.portDisconnected(port))
         case .outputSelectedByUser(let port): run(.outputSelected(port))
-        case .streamSeen(let stream): see(stream)
+        case .streamSeen(let stream):
+            soundStreams[stream.origin] = stream
+            see(stream)
         case .streamMovedByServer(let origin):
             if let stream = streamIDs[origin], let verdict = engine.verdict(of: stream) {
                 effects.append(.enforce(origin, verdict))
             }
         case .streamGone(let origin):
             waitingStreams[origin] = nil
+            soundStreams[origin] = nil
             guard let stream = streamIDs[origin] else { return }
             forget(origin)
             run(.streamRemoved(stream))
@@ -121,9 +126,15 @@ extension DaemonCore {
         for origin in streamIDs.keys where origin.belongs(to: client) { forget(origin) }
         guard let session = record.session else { return }
         effects.append(.log("\(name(of: session)): \(client) disconnected; session \(session.rawValue) ends"))
+        // The sound server's streams of the session outlive it: they become unaware apps' streams.
+        let orphans = engine.streamIDs(of: session).compactMap { origins[$0] }.filter { !$0.isClient }
+        for origin in orphans { forget(origin) }
         run(.sessionRemoved(session))
         sessionOwners[session] = nil
         sessionNames[session] = nil
+        for origin in orphans.sorted(by: { $0.description < $1.description }) {
+            if let stream = soundStreams[origin] { see(stream) }
+        }
     }
 
     /// An unaware app's session that is inactive and has no stream left is forgotten, so that apps that come

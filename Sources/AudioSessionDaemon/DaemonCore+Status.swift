@@ -74,8 +74,13 @@ extension DaemonCore {
     /// Watchers (`audiosessionctl watch`) get the whole status after every input.
     mutating func publishStatusToWatchers() {
         let watchers = clients.filter(\.value.isWatching).keys.sorted()
-        guard !watchers.isEmpty else { return }
+        guard !watchers.isEmpty else {
+            lastPublishedStatus = nil
+            return
+        }
         let status = status()
+        guard status != lastPublishedStatus else { return }
+        lastPublishedStatus = status
         for client in watchers { send(client, .event(Event(.status, status: status))) }
     }
 

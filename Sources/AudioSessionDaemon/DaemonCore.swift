@@ -20,6 +20,10 @@ struct DaemonCore: Sendable {
     var nextSession = 1
     var nextStream = 1
     var soundServerLost = false
+    /// What each sound-server stream last said of itself, to find it a session again when its own goes away.
+    var soundStreams: [StreamOrigin: SoundStream] = [:]
+    /// The status last sent to watchers; they hear only of changes.
+    var lastPublishedStatus: StatusBody?
     var effects: [DaemonEffect] = []
 
     init(engine: PolicyEngine, controlUserID: UInt32) {
@@ -44,6 +48,9 @@ struct DaemonCore: Sendable {
             removeIdleUnawareSessions()
         case .sound(let fact):
             handle(fact)
+        case .reconfigure(let configuration):
+            run(.configurationChanged(configuration.policy))
+            effects.append(.log("configuration applied: duck level \(configuration.policy.duckLevel), fade \(configuration.policy.duckFadeMs) ms, grace \(configuration.policy.graceMs) ms, \(configuration.policy.rules.count) rules"))
         }
         publishStatusToWatchers()
         return effects

@@ -1,5 +1,6 @@
 import AudioSessionPolicy
 import AudioSessionProtocol
+import AudioSessionScenario
 
 /// Everything that happens to the daemon, in order: the control socket, the sound server and timers all feed
 /// one stream of these, and one loop takes them (`PolicyService`). Tests feed the same entry point by hand.
@@ -11,6 +12,8 @@ enum DaemonInput: Sendable {
     case clientDisconnected(ClientID)
     case timerFired(TimerID)
     case sound(SoundFact)
+    /// A reloaded configuration (SIGHUP).
+    case reconfigure(DaemonConfiguration)
 }
 
 /// A connection to the control socket, numbered by the daemon.

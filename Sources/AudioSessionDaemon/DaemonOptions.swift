@@ -1,11 +1,14 @@
 import AudioSessionPolicy
+import AudioSessionScenario
 import Foundation
 
-/// How to run the daemon: where its socket is, which policy, which sound server.
+/// How to run the daemon: its configuration, where that came from (for reloads), which sound server.
 public struct DaemonOptions: Sendable {
-    /// The control socket; default `$XDG_RUNTIME_DIR/audiosessiond/control`.
+    /// The control socket; default: the configuration's, else `$XDG_RUNTIME_DIR/audiosessiond/control`.
     public var socketPath: String
-    public var policy: PolicyConfig
+    public var configuration: DaemonConfiguration
+    /// The file the configuration was read from: SIGHUP reads it again. Nil: the built-in configuration.
+    public var configurationPath: String?
     /// The PulseAudio server to enforce on (`unix:/path`); nil for libpulse's default. Ignored with
     /// `soundServer == false`.
     public var pulseServer: String?
@@ -15,14 +18,16 @@ public struct DaemonOptions: Sendable {
     public var onReady: (@Sendable () -> Void)?
 
     public init(
-        socketPath: String = DaemonOptions.defaultSocketPath,
-        policy: PolicyConfig = .standard,
+        socketPath: String? = nil,
+        configuration: DaemonConfiguration = .standard,
+        configurationPath: String? = nil,
         pulseServer: String? = nil,
         soundServer: Bool = true,
         onReady: (@Sendable () -> Void)? = nil
     ) {
-        self.socketPath = socketPath
-        self.policy = policy
+        self.socketPath = socketPath ?? configuration.socketPath ?? DaemonOptions.defaultSocketPath
+        self.configuration = configuration
+        self.configurationPath = configurationPath
         self.pulseServer = pulseServer
         self.soundServer = soundServer
         self.onReady = onReady

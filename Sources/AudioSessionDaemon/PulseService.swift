@@ -1,4 +1,5 @@
 import AudioSessionPolicy
+import AudioSessionScenario
 import Logging
 import PulseBackend
 import ServiceLifecycle
@@ -10,7 +11,8 @@ import Synchronization
 final class PulseService: Service, StreamEnforcer {
     private let server: String?
     private let inputs: AsyncStream<DaemonInput>.Continuation
-    private let rules: PortRules
+    /// How devices become ports; a reload replaces them.
+    private let rules: Mutex<PortRules>
     private let fadeMilliseconds: Int
     private let logger: Logger
     /// The running connection's work queue; nil while disconnected (verdicts then have nothing to act on, and
@@ -27,9 +29,15 @@ final class PulseService: Service, StreamEnforcer {
     ) {
         self.server = server
         self.inputs = inputs
-        self.rules = rules
+        self.rules = Mutex(rules)
         self.fadeMilliseconds = fadeMilliseconds
         self.logger = logger
+    }
+
+    /// New port rules (a reload): the devices there now are mapped again.
+    func updateRules(_ newRules: PortRules) {
+        rules.withLock { $0 = newRules }
+        _ = work.withLock { $0?.yield(.rules(newRules)) }
     }
 
     func enforce(_ origin: StreamOrigin, _ verdict: StreamVerdict) {
@@ -92,7 +100,7 @@ final class PulseService: Service, StreamEnforcer {
             connection: connection,
             inputs: inputs,
             work: feed,
-            rules: rules,
+            rules: rules.withLock { $0 },
             fadeMilliseconds: fadeMilliseconds,
             logger: logger
         )
@@ -118,5 +126,9 @@ enum PulseWork: Sendable {
     case fadeStep(StreamOrigin, fade: Int)
     /// A stream held muted after the server moved it: ask the policy again if it has not spoken.
     case holdExpired(StreamOrigin)
+    /// A running stream corked a while ago: report it paused if it still is.
+    case pauseSettled(StreamOrigin, pause: Int)
+    /// Reloaded port rules: map the devices again.
+    case rules(PortRules)
     case shutdown
 }

@@ -1,4 +1,5 @@
 import AudioSessionPolicy
+import AudioSessionScenario
 import Logging
 import PulseBackend
 
@@ -9,7 +10,7 @@ struct PulseSession {
     let connection: PulseConnection
     let inputs: AsyncStream<DaemonInput>.Continuation
     let work: AsyncStream<PulseWork>.Continuation
-    let rules: PortRules
+    var rules: PortRules
     let fadeMilliseconds: Int
     let logger: Logger
     var devices = DeviceTable()
@@ -19,6 +20,15 @@ struct PulseSession {
     /// module-stream-restore's entry for each stream as it was when the stream appeared (nil inside: none), so
     /// that what the policy made it save (a ducked volume, a mute, a device) can be undone when it ends.
     var savedBeforePolicy: [StreamOrigin: PulseStreamRestoreEntry?] = [:]
+    /// Whether each stream was last reported running, and the pauses not reported yet (see `reportStream`).
+    var reportedRunning: [StreamOrigin: Bool] = [:]
+    var unsettledPauses: [StreamOrigin: Int] = [:]
+    var nextPause = 1
+    var lastReported: [StreamOrigin: SoundStream] = [:]
+    /// How long a running stream must stay corked to count as paused: PipeWire corks a stream for a few
+    /// milliseconds while it moves it, which is not the app pausing (a pause then play would restart a stream
+    /// R4 stopped, O3).
+    static let pauseSettling = Duration.milliseconds(150)
     var nextFade = 1
     /// How long a stream the server moved stays held muted when no verdict comes.
     static let holdAfterMove = Duration.milliseconds(300)
@@ -61,8 +71,27 @@ struct PulseSession {
             await enforce(verdict, on: origin)
         case .fadeStep(let origin, let fade):
             await continueFade(origin, fade)
+        case .pauseSettled(let origin, let pause):
+            guard unsettledPauses[origin] == pause else { break }
+            unsettledPauses[origin] = nil
+            let corked: Bool? =
+                switch origin {
+                case .sinkInput(let index): try await connection.sinkInput(index)?.corked
+                case .sourceOutput(let index): try await connection.sourceOutput(index)?.corked
+                case .client: nil
+                }
+            if corked == true, let known = lastReported[origin] {
+                var paused = known
+                paused.isRunning = false
+                reportedRunning[origin] = false
+                tell(.streamSeen(paused))
+            }
         case .holdExpired(let origin):
             if ledger.entries[origin]?.heldSinceMove == true { inputs.yield(.sound(.streamMovedByServer(origin))) }
+        case .rules(let newRules):
+            rules = newRules
+            for sink in try await connection.sinks().sorted(by: { $0.index < $1.index }) { report(sink) }
+            for source in try await connection.sources().sorted(by: { $0.index < $1.index }) { report(source) }
         case .shutdown:
             await restoreEverything()
             return .finished
@@ -133,7 +162,7 @@ struct PulseSession {
         let origin = StreamOrigin.sourceOutput(output.index)
         let (_, writes) = ledger.observe(origin, volume: output.volume, muted: output.muted, device: output.sourceIndex, restoreKey: output.properties["module-stream-restore.id"])
         for write in writes { await perform(write) }
-        tell(.streamSeen(SoundStream(origin: origin, direction: .input, properties: output.properties, isRunning: !output.corked)))
+        reportStream(SoundStream(origin: origin, direction: .input, properties: output.properties, isRunning: !output.corked))
     }
 
     /// A playback stream's report; if the server moved it by itself (its device went away), it is muted at
@@ -153,13 +182,39 @@ struct PulseSession {
                 work.yield(.holdExpired(origin))
             }
         }
-        tell(.streamSeen(SoundStream(origin: origin, direction: .output, properties: input.properties, isRunning: !input.corked)))
+        reportStream(SoundStream(origin: origin, direction: .output, properties: input.properties, isRunning: !input.corked))
+    }
+
+    /// Tells the policy of a stream, except that a running stream that corks is reported paused only once it
+    /// has stayed corked for `pauseSettling`.
+    private mutating func reportStream(_ stream: SoundStream) {
+        let origin = stream.origin
+        lastReported[origin] = stream
+        if stream.isRunning {
+            unsettledPauses[origin] = nil
+        } else if reportedRunning[origin] == true {
+            guard unsettledPauses[origin] == nil else { return }
+            let pause = nextPause
+            nextPause += 1
+            unsettledPauses[origin] = pause
+            let work = work
+            Task {
+                try? await Task.sleep(for: Self.pauseSettling)
+                work.yield(.pauseSettled(origin, pause: pause))
+            }
+            return
+        }
+        reportedRunning[origin] = stream.isRunning
+        tell(.streamSeen(stream))
     }
 
     /// A stream ended: if the policy had changed it, the user's values go back into module-stream-restore's
     /// saved state, so the app's next stream does not start ducked or muted.
     private mutating func streamGone(_ origin: StreamOrigin) async {
         fades[origin] = nil
+        reportedRunning[origin] = nil
+        unsettledPauses[origin] = nil
+        lastReported[origin] = nil
         tell(.streamGone(origin))
         let before = savedBeforePolicy.removeValue(forKey: origin) ?? nil
         guard let entry = ledger.remove(origin), let key = entry.restoreKey else { return }

@@ -25,13 +25,29 @@ extension PolicyEngine {
             mode: mode,
             options: options.reported(category: category, mode: mode),
             isCall: isCall,
-            isCallExempt: [declaration.appName, declaration.unawareStreamProperties?["application.name"]]
-                .contains { $0.map(config.callExemptApps.contains) == true },
+            isCallExempt: isCallExempt(appName: declaration.appName, declaration.unawareStreamProperties),
             stateReason: Reason(unaware == nil ? .C1 : .U1, event: eventNumber),
             appState: declaration.appState,
-            unaware: unaware
+            unaware: unaware,
+            unawareProperties: declaration.unawareStreamProperties
         )
         sessions[id] = session
+        return nil
+    }
+
+    /// A2: listed in `callExemptApps` by its name or, for an unaware app, its `application.name`.
+    func isCallExempt(appName: String, _ properties: [String: String]?) -> Bool {
+        [appName, properties?["application.name"]].contains { $0.map(config.callExemptApps.contains) == true }
+    }
+
+    /// A reload: the new configuration applies to what is there, nothing is dropped.
+    mutating func reconfigure(_ newConfig: PolicyConfig) -> PolicyError? {
+        config = newConfig
+        for id in sessions.keys {
+            let exempt = isCallExempt(appName: sessions[id]!.appName, sessions[id]!.unawareProperties)
+            modify(id) { $0.isCallExempt = exempt }
+        }
+        effects.routesMayHaveChanged = true
         return nil
     }
 

@@ -3,7 +3,7 @@
 ///
 /// The same events always give the same actions: whatever is unordered inside is sorted on the way out.
 public struct PolicyEngine: Sendable {
-    public private(set) var config: PolicyConfig
+    public internal(set) var config: PolicyConfig
     var sessions: [SessionID: SessionRecord] = [:]
     var streams: [StreamID: StreamRecord] = [:]
     var indexes = ActiveIndexes()
@@ -81,6 +81,7 @@ public struct PolicyEngine: Sendable {
         case .mediaServicesLost: return loseMediaServices()
         case .mediaServicesReset: return resetMediaServices()
         case .timerFired(let timer): return fireTimer(timer)
+        case .configurationChanged(let config): return reconfigure(config)
         }
     }
 

@@ -25,6 +25,10 @@ public enum PolicyEvent: Hashable, Sendable {
     case mediaServicesLost
     case mediaServicesReset
     case timerFired(TimerID)
+    /// A new configuration (a reload): sessions, streams and the device stay; duck level and fade apply to
+    /// every stream at once, call exemptions to every session, the grace to timers started from now on, the
+    /// rules to unaware apps that appear from now on.
+    case configurationChanged(PolicyConfig)
 }
 
 /// Output (playback) or input (capture).

@@ -20,6 +20,8 @@ struct SessionRecord: Sendable {
     var streams: [StreamID] = []
     /// Set for an unaware app.
     var unaware: UnawareBehaviour?
+    /// An unaware app's stream properties, for matching `callExemptApps` again after a reload.
+    var unawareProperties: [String: String]? = nil
 
     var isMixable: Bool { options.contains(.mixWithOthers) }
     var isActive: Bool { state == .active }

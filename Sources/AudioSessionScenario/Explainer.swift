@@ -41,7 +41,7 @@ public struct Explainer: Sendable {
             case .U3: "resumed by the daemon after its interruption ended"
             case .M1: "the sound server was lost or reset"
             case .O1: "its category has no output"
-            case .R4 where reason.event != nil: "stopped when \(port) was disconnected"
+            case .R4 where reason.event != nil: "\(port) was disconnected"
             case .O4: "the silent switch is on"
             case .O5: reason.session == nil ? "the screen is locked" : "its app is in the background"
             case .O6: "\(other) is recording"

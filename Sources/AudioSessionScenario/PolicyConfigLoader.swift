@@ -28,8 +28,8 @@ public enum PolicyConfigLoader: Sendable {
         try parse(node, StrictYAML(file: file), label: "config")
     }
 
-    static func parse(_ node: Node, _ yaml: StrictYAML, label: String) throws -> PolicyConfig {
-        let mapping = try yaml.mapping(node, label, allowedKeys: keys)
+    static func parse(_ node: Node, _ yaml: StrictYAML, label: String, otherKeys: [String] = []) throws -> PolicyConfig {
+        let mapping = try yaml.mapping(node, label, allowedKeys: keys + otherKeys)
         var config = PolicyConfig.standard
         if let duckLevel = try mapping.optional("duckLevel", { try gain($0, $1, yaml) }) {
             config.duckLevel = duckLevel

@@ -9,14 +9,18 @@ import Logging
 struct AudioSessionDaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audiosessiond",
-        abstract: "Audio session policy daemon: decides who plays, and enforces it on PulseAudio streams."
+        abstract: "Audio session policy daemon: decides who plays, and enforces it on PulseAudio streams.",
+        discussion: "SIGHUP reloads the configuration file; SIGTERM and SIGINT stop the daemon, which first gives every stream back its user's volume and mute."
     )
 
-    @Option(help: "The control socket (default: $XDG_RUNTIME_DIR/audiosessiond/control).")
-    var socket: String = DaemonOptions.defaultSocketPath
+    @Option(help: "The control socket (default: the configuration's, else $XDG_RUNTIME_DIR/audiosessiond/control).")
+    var socket: String?
 
-    @Option(help: "A policy configuration file (default: the built-in policy, as Config/policy.yaml ships it).")
+    @Option(help: "The configuration file (default: the built-in one, as Config/policy.yaml ships it).")
     var config: String?
+
+    @Option(name: .customLong("check-config"), help: ArgumentHelp("Check a configuration file and exit: 0 when it is valid, 1 with its errors.", valueName: "file"))
+    var checkConfig: String?
 
     @Option(help: "The PulseAudio server to enforce on, e.g. unix:/run/user/1000/pulse/native (default: libpulse's).")
     var pulseServer: String?
@@ -24,15 +28,37 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
     @Flag(help: "Run without a sound server: policy and client-reported streams only.")
     var noSoundServer = false
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: Logger.Level = .info
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default: the configuration's).")
+    var logLevel: Logger.Level?
 
     func run() async throws {
-        let policy = try config.map { try PolicyConfigLoader.load(path: $0) } ?? .standard
+        if let file = checkConfig {
+            do {
+                _ = try DaemonConfigurationLoader.load(path: file)
+                print("\(file): valid")
+                return
+            } catch {
+                print("\(error)")
+                throw ExitCode.failure
+            }
+        }
+        let configuration: DaemonConfiguration
+        do {
+            configuration = try config.map { try DaemonConfigurationLoader.load(path: $0) } ?? .standard
+        } catch {
+            print("audiosessiond: \(error)")
+            throw ExitCode.failure
+        }
         var logger = Logger(label: "audiosessiond")
-        logger.logLevel = logLevel
+        logger.logLevel = logLevel ?? Logger.Level(rawValue: configuration.logLevel) ?? .info
         try await Daemon.run(
-            DaemonOptions(socketPath: socket, policy: policy, pulseServer: pulseServer, soundServer: !noSoundServer),
+            DaemonOptions(
+                socketPath: socket,
+                configuration: configuration,
+                configurationPath: config,
+                pulseServer: pulseServer,
+                soundServer: !noSoundServer
+            ),
             logger: logger
         )
     }

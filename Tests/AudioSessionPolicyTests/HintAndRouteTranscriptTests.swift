@@ -122,3 +122,30 @@ import Testing
         )
     }
 }
+
+/// A reload keeps every session and stream and applies the new values at once.
+@Suite struct ReconfigurationTranscriptTests {
+    @Test func aNewDuckLevelAppliesToDuckedStreamsAtOnceAndExemptionsToExistingSessions() {
+        var engine = PolicyEngine()
+        _ = engine.handle(.sessionCreated(T.music, T.app("music", .playback, options: [.mixWithOthers])))  // 1
+        _ = engine.handle(.sessionCreated(T.nav, T.app("nav", .playback, options: [.duckOthers])))  // 2
+        _ = engine.handle(.sessionCreated(T.phone, T.app("phone", .playAndRecord, call: true)))  // 3
+        _ = engine.handle(.sessionCreated(T.game, T.app("reader", .playback, options: [.mixWithOthers])))  // 4
+        engine.play(T.music)  // 5
+        _ = engine.handle(.activate(T.nav))  // 6
+        var quieter = PolicyConfig.standard
+        quieter.duckLevel = 0.1
+        quieter.callExemptApps = ["reader"]
+        #expect(
+            engine.actions(.configurationChanged(quieter)) == [
+                .setStream(
+                    T.output(of: T.music),
+                    StreamVerdict(level: .ducked(gain: 0.1, fadeMilliseconds: 200), port: .speaker, reason: Reason(.O7, session: T.nav))
+                )
+            ]
+        )
+        _ = engine.handle(.activate(T.phone))
+        #expect(engine.handle(.activate(T.game)).error == nil, "the reader is exempt from A2 after the reload")
+        #expect(engine.sessionIDs.count == 4)
+    }
+}

@@ -1,0 +1,23 @@
+import ArgumentParser
+import AudioSessionProtocol
+import Foundation
+
+/// Where the daemon listens; shared by every subcommand that talks to it.
+struct ConnectionOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The daemon's control socket.", valueName: "path"))
+    var socket: String = ConnectionOptions.defaultSocketPath
+
+    /// The daemon's own default (`DaemonOptions.defaultSocketPath`), worked out the same way here so that the
+    /// tool does not link the daemon: `$XDG_RUNTIME_DIR/audiosessiond/control`, or the same under
+    /// `/tmp/audiosessiond-UID` for a user without a runtime directory.
+    static var defaultSocketPath: String {
+        let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? "/tmp/audiosessiond-\(getuid())"
+        return runtime + "/audiosessiond/control"
+    }
+
+    func connect() throws -> ControlConnection { try ControlConnection(path: socket) }
+
+    /// Sends one request on a connection of its own; its result, or its error as the daemon worded it.
+    @discardableResult
+    func send(_ request: Request) throws -> ReplyResult { try connect().result(request) }
+}

@@ -1,0 +1,31 @@
+import ArgumentParser
+import AudioSessionPolicy
+import AudioSessionProtocol
+
+/// `audiosessionctl foreground SESSION`: the session's app comes to the foreground.
+struct ForegroundCommand: ControlCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "foreground",
+        abstract: "Bring a session's app to the foreground."
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Argument(help: "The session: its number or its app's name.")
+    var session: String
+
+    func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32 {
+        try connection.send(.appState(of: session, .foreground))
+        return 0
+    }
+}
+
+extension Request {
+    /// `setAppState`.
+    static func appState(of session: String, _ state: AppState) -> Request {
+        var request = Request(op: .setAppState)
+        request.session = session
+        request.state = state
+        return request
+    }
+}

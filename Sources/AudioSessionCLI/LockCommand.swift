@@ -1,0 +1,26 @@
+import ArgumentParser
+import AudioSessionProtocol
+
+/// `audiosessionctl lock`: the screen is locked (POLICY O5).
+struct LockCommand: ControlCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lock",
+        abstract: "Lock the screen; silences ambient and soloAmbient sessions."
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32 {
+        try connection.send(.screenLock(true))
+        return 0
+    }
+}
+
+extension Request {
+    /// `setScreenLock`.
+    static func screenLock(_ locked: Bool) -> Request {
+        var request = Request(op: .setScreenLock)
+        request.locked = locked
+        return request
+    }
+}

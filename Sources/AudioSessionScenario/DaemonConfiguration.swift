@@ -1,0 +1,37 @@
+import AudioSessionPolicy
+import Foundation
+
+/// Everything the daemon's configuration file sets: the policy, how devices become ports, the control socket
+/// and the log level. `Config/policy.yaml` is the shipped default, equal to `DaemonConfiguration.standard`.
+public struct DaemonConfiguration: Sendable, Equatable {
+    public var policy: PolicyConfig
+    public var ports: PortRules
+    /// Nil: `$XDG_RUNTIME_DIR/audiosessiond/control`.
+    public var socketPath: String?
+    /// The socket's permission bits; 0600 for one user, 0660 with `socketGroup` for a system-wide daemon.
+    public var socketMode: Int
+    /// The group that owns the socket (system-wide daemons: the users allowed to use it).
+    public var socketGroup: String?
+    /// trace, debug, info, notice, warning, error or critical.
+    public var logLevel: String
+
+    public init(
+        policy: PolicyConfig = .standard,
+        ports: PortRules = .standard,
+        socketPath: String? = nil,
+        socketMode: Int = 0o600,
+        socketGroup: String? = nil,
+        logLevel: String = "info"
+    ) {
+        self.policy = policy
+        self.ports = ports
+        self.socketPath = socketPath
+        self.socketMode = socketMode
+        self.socketGroup = socketGroup
+        self.logLevel = logLevel
+    }
+
+    public static let standard = DaemonConfiguration()
+
+    public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+}

@@ -1,0 +1,135 @@
+import AudioSessionDaemon
+import AudioSessionPolicy
+import AudioSessionProtocol
+import Foundation
+import Logging
+import Synchronization
+
+@testable import AudioSessionCLI
+
+/// A daemon in this process, without a sound server, on a socket of its own; the tool's commands and plain
+/// clients talk to it from threads of their own.
+struct InProcessDaemon: Sendable {
+    let socketPath: String
+
+    /// Starts a daemon, waits until it listens, runs `body`, and stops it.
+    static func with<Result: Sendable>(_ body: (InProcessDaemon) async throws -> Result) async throws -> Result {
+        let directory = FileManager.default.temporaryDirectory.path + "/ctl-\(UUID().uuidString.prefix(8))"
+        let path = directory + "/control"
+        let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
+        var logger = Logger(label: "audiosessiond-test")
+        logger.logLevel = .warning
+        let daemon = Task { [logger] in
+            defer { readyContinuation.finish() }
+            try await Daemon.run(
+                DaemonOptions(socketPath: path, soundServer: false, onReady: { readyContinuation.yield() }),
+                logger: logger
+            )
+        }
+        for await _ in ready { break }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        do {
+            let result = try await body(InProcessDaemon(socketPath: path))
+            daemon.cancel()
+            _ = await daemon.result
+            return result
+        } catch {
+            daemon.cancel()
+            _ = await daemon.result
+            throw error
+        }
+    }
+
+    /// Runs `audiosessionctl ARGUMENTS --socket PATH` in this process (blocking: call it from `onThread`).
+    func ctl(_ arguments: [String]) -> CtlResult {
+        var output = ""
+        var errors = ""
+        let status = ctl(arguments, output: &output, errors: &errors)
+        return CtlResult(status: status, output: output, errors: errors)
+    }
+
+    /// The same, with output to any stream.
+    func ctl(_ arguments: [String], output: inout some TextOutputStream, errors: inout some TextOutputStream) -> Int32 {
+        var arguments = arguments
+        arguments.insert(
+            contentsOf: ["--socket", socketPath],
+            at: arguments.firstIndex(of: "--") ?? arguments.endIndex
+        )
+        return AudioSessionCtl.execute(arguments, output: &output, errors: &errors)
+    }
+
+    /// A client with its session: `hello` as `app`, `setCategory`, and `activate` unless told not to.
+    func client(
+        _ app: String,
+        _ category: AudioSessionPolicy.Category,
+        options: CategoryOptions = [],
+        activate: Bool = true
+    )
+        throws -> ControlConnection
+    {
+        let connection = try ControlConnection(path: socketPath)
+        var hello = Request(op: .hello)
+        hello.app = app
+        _ = try connection.result(hello)
+        var declaration = Request(op: .setCategory)
+        declaration.category = category
+        declaration.options = options
+        _ = try connection.result(declaration)
+        if activate { _ = try connection.result(Request(op: .activate)) }
+        return connection
+    }
+
+    /// The daemon's status, read on a connection of its own.
+    func status() throws -> StatusBody { try ControlConnection(path: socketPath).status() }
+
+    /// Waits (up to `seconds`) until the status satisfies `condition`; false if it never did.
+    func waitForStatus(seconds: Double = 5, _ condition: (StatusBody) -> Bool) throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition(try status()) { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+}
+
+/// What one run of the tool printed, and how it ended.
+struct CtlResult: Sendable {
+    var status: Int32
+    var output: String
+    var errors: String
+}
+
+extension ControlConnection {
+    /// Reports a stream the client plays itself (`startStream`).
+    func startStream(_ number: Int, direction: StreamDirection = .output) throws {
+        var request = Request(op: .startStream)
+        request.stream = number
+        request.direction = direction
+        _ = try result(request)
+    }
+
+    /// Events until one satisfies `condition` (waiting up to `seconds`); nil if none did.
+    func waitForEvent(seconds: Double = 5, _ condition: (Event) -> Bool) throws -> Event? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let event = try nextEvent(timeout: .milliseconds(100)), condition(event) { return event }
+        }
+        return nil
+    }
+}
+
+/// Text that several threads write and read: a command's output while it still runs.
+final class SharedText: TextOutputStream, Sendable {
+    private let text = Mutex("")
+    func write(_ string: String) { text.withLock { $0 += string } }
+    var value: String { text.withLock { $0 } }
+}
+
+/// Runs blocking work (the tool, plain clients) on a thread of its own, so that the daemon's tasks keep the
+/// cooperative pool.
+func onThread<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Swift.Result { try work() }) }.start()
+    }
+}
