@@ -19,7 +19,11 @@ import Testing
 
     @Test func shippedPolicyFileIsTheStandardPolicy() throws {
         let path = Self.repositoryRoot.appendingPathComponent("Config/policy.yaml").path
-        let config = try PolicyConfigLoader.load(path: path)
+        let whole = try DaemonConfigurationLoader.load(path: path)
+        #expect(whole.ports.outputs == PortRules.standard.outputs)
+        #expect(whole.ports.inputs == PortRules.standard.inputs)
+        #expect(whole == .standard)
+        let config = whole.policy
         #expect(config.duckLevel == PolicyConfig.standard.duckLevel)
         #expect(config.duckFadeMs == PolicyConfig.standard.duckFadeMs)
         #expect(config.graceMs == PolicyConfig.standard.graceMs)
