@@ -49,6 +49,7 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
             print("audiosessiond: \(error)")
             throw ExitCode.failure
         }
+        LogOutput.bootstrap()
         var logger = Logger(label: "audiosessiond")
         logger.logLevel = logLevel ?? Logger.Level(rawValue: configuration.logLevel) ?? .info
         try await Daemon.run(

@@ -1,0 +1,54 @@
+import Foundation
+import Logging
+
+/// Where the daemon's log lines go. Under systemd (`JOURNAL_STREAM` set) each line is `<N>message` on standard
+/// error, N the syslog priority, which journald reads as the line's level and stamps with its own time; elsewhere,
+/// swift-log's usual lines with a timestamp.
+public enum LogOutput {
+    /// Sets up swift-log once for the process.
+    public static func bootstrap(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        if environment["JOURNAL_STREAM"] != nil {
+            LoggingSystem.bootstrap { label in JournalLineHandler(label: label) }
+        } else {
+            LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }
+        }
+    }
+}
+
+/// One line per message, `<priority>message key=value...`, for journald.
+public struct JournalLineHandler: LogHandler {
+    public var logLevel: Logger.Level = .info
+    public var metadata: Logger.Metadata = [:]
+    let label: String
+
+    public init(label: String) { self.label = label }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        FileHandle.standardError.write(Data((Self.line(for: event, metadata: metadata) + "\n").utf8))
+    }
+
+    /// The line for one message; public for tests.
+    public static func line(for event: LogEvent, metadata base: Logger.Metadata = [:]) -> String {
+        var all = base
+        if let extra = event.metadata { all.merge(extra) { $1 } }
+        let fields = all.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
+        return "<\(priority(of: event.level))>\(event.message)\(fields)"
+    }
+
+    /// syslog priorities: 7 debug ... 2 critical.
+    static func priority(of level: Logger.Level) -> Int {
+        switch level {
+        case .trace, .debug: 7
+        case .info: 6
+        case .notice: 5
+        case .warning: 4
+        case .error: 3
+        case .critical: 2
+        }
+    }
+}
