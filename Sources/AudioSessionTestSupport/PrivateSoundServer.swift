@@ -151,6 +151,16 @@ public final class PrivateSoundServer: Sendable {
         try Self.runScript(script, ["kill", directory], what: "kill the \(kind.rawValue)")
     }
 
+    /// Freezes the server's processes (SIGSTOP), so that requests stay pending: for tests of a server that
+    /// stops answering. `kill()` or `stop()` ends them.
+    public func freeze() throws {
+        try checkNotStopped()
+        let pids = (try? String(contentsOfFile: directory + "/pids", encoding: .utf8)) ?? ""
+        for line in pids.split(separator: "\n") {
+            if let pid = line.split(separator: " ").first.flatMap({ Int32($0) }) { Foundation.kill(pid, SIGSTOP) }
+        }
+    }
+
     /// Starts the server again (stopping it first if it runs) in the same directory, at the same `pulseServer`
     /// address, with the same initial devices and `extraModules`; modules loaded since `start` are gone.
     public func restart() throws {

@@ -11,7 +11,7 @@ struct PulseConnectionTests {
             #expect(info.serverName == "pulseaudio")
             #expect(info.serverVersion.hasPrefix("16."))
             #expect(info.defaultSinkName == "speaker")
-            #expect(info.defaultSourceName == "mic")
+            #expect(info.defaultSourceName == "builtInMic")
         }
     }
 
@@ -57,7 +57,7 @@ struct PulseConnectionTests {
             #expect(speaker.description == "Speaker")
             #expect(speaker.moduleIndex != nil)
             let sources = try await connection.sources()
-            let mic = try #require(sources.first { $0.name == "mic" })
+            let mic = try #require(sources.first { $0.name == "builtInMic" })
             #expect(mic.monitorOfSink == nil)
             let monitor = try #require(sources.first { $0.name == "speaker.monitor" })
             #expect(monitor.monitorOfSink == speaker.index)
@@ -72,16 +72,16 @@ struct PulseConnectionTests {
             let connection = try await connected(to: server)
             defer { connection.close() }
             let recorder = EventRecorder(connection)
-            let module = try await connection.loadModule("module-null-sink", arguments: "sink_name=headphones")
-            let headphones = try #require(try await connection.sinks().first { $0.name == "headphones" })
+            let module = try await connection.loadModule("module-null-sink", arguments: "sink_name=usbAudio")
+            let headphones = try #require(try await connection.sinks().first { $0.name == "usbAudio" })
             #expect(headphones.moduleIndex == module)
             try await recorder.waitFor("sink new") { $0 == .changed(.sink, .new, index: headphones.index) }
-            try await connection.setDefaultSink("headphones")
-            #expect(try await connection.serverInfo().defaultSinkName == "headphones")
+            try await connection.setDefaultSink("usbAudio")
+            #expect(try await connection.serverInfo().defaultSinkName == "usbAudio")
             try await recorder.waitFor("server change") { $0 == .changed(.server, .change, index: $0.index) }
             try await connection.unloadModule(module)
             try await recorder.waitFor("sink remove") { $0 == .changed(.sink, .remove, index: headphones.index) }
-            #expect(try await connection.sinks().map(\.name) == ["speaker"])
+            #expect(try await connection.sinks().map(\.name).sorted() == ["headphones", "speaker"])
             let failure = await #expect(throws: PulseError.self) {
                 try await connection.loadModule("module-does-not-exist", arguments: "")
             }

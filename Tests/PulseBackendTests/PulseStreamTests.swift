@@ -94,10 +94,10 @@ struct PulseStreamTests {
             defer { stream.close() }
             let index = stream.sinkInputIndex
             let recorder = EventRecorder(connection)
-            let module = try await connection.loadModule("module-null-sink", arguments: "sink_name=headphones")
+            let module = try await connection.loadModule("module-null-sink", arguments: "sink_name=usbAudio")
             let sinks = try await connection.sinks()
             let speaker = try #require(sinks.first { $0.name == "speaker" })
-            let headphones = try #require(sinks.first { $0.name == "headphones" })
+            let headphones = try #require(sinks.first { $0.name == "usbAudio" })
 
             try await connection.moveSinkInput(index, toSink: headphones.index)
             #expect(try await connection.sinkInput(index)?.sinkIndex == headphones.index)
@@ -146,7 +146,7 @@ struct PulseStreamTests {
                 server: server.server,
                 name: "call",
                 properties: ["media.role": "phone"],
-                source: "mic"
+                source: "builtInMic"
             )
             defer { stream.close() }
             let index = stream.sourceOutputIndex
@@ -154,7 +154,7 @@ struct PulseStreamTests {
             let listed = try #require(try await connection.sourceOutputs().first { $0.index == index })
             #expect(listed.properties["media.role"] == "phone")
             let sources = try await connection.sources()
-            let mic = try #require(sources.first { $0.name == "mic" })
+            let mic = try #require(sources.first { $0.name == "builtInMic" })
             let monitor = try #require(sources.first { $0.name == "speaker.monitor" })
             #expect(listed.sourceIndex == mic.index)
 
