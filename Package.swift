@@ -61,6 +61,8 @@ let package = Package(
             name: "AudioSessionCLI",
             dependencies: [
                 "AudioSessionPolicy", "AudioSessionScenario", "AudioSessionProtocol", "PulseBackend",
+                // `journal export` reads the daemon's event log.
+                "AudioSessionDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -10,12 +10,25 @@ public enum Daemon {
         let (inputs, feed) = AsyncStream<DaemonInput>.makeStream()
         let outboxes = Outboxes()
         let configuration = options.configuration
+        // What the user set before (switch, lock, output) comes back; the stream journal is recovered from
+        // when the sound server connects.
+        let state = options.stateDirectory.flatMap { StateDirectory.open($0, logger: logger) }
+        let settings = StateSettings.load(from: state, logger: logger) ?? StateSettings()
+        let screenLocked = settings.screenLockedNow(bootID: StateSettings.currentBootID)
         // With no sound server there is no device to learn ports from: the device is a speaker and a microphone.
         let engine = PolicyEngine(
             config: configuration.policy,
             outputs: options.soundServer ? [] : [.speaker],
-            inputs: options.soundServer ? [] : [.builtInMic]
+            inputs: options.soundServer ? [] : [.builtInMic],
+            silentSwitch: settings.silentSwitch,
+            screenLocked: screenLocked
         )
+        var core = DaemonCore(engine: engine, controlUserID: getuid())
+        core.outputMemory.selection = settings.selectedOutput
+        if !options.soundServer { core.restoreOutputSelection() }
+        if let state {
+            logger.notice("state in \(state.path): silent switch \(settings.silentSwitch.rawValue), screen \(screenLocked ? "locked" : "unlocked"), selected output \(settings.selectedOutput?.rawValue ?? "none")")
+        }
         var services: [any Service] = []
         var pulse: PulseService?
         if options.soundServer {
@@ -24,18 +37,22 @@ public enum Daemon {
                 inputs: feed,
                 rules: configuration.ports,
                 fadeMilliseconds: configuration.policy.duckFadeMs,
-                logger: logger
+                logger: logger,
+                journalPath: state?.file(JournalStreams.fileName)
             )
             services.append(pulse!)
         }
         services.append(
             PolicyService(
-                core: DaemonCore(engine: engine, controlUserID: getuid()),
+                core: core,
                 inputs: inputs,
                 feedback: feed,
                 outboxes: outboxes,
                 enforcer: pulse,
-                logger: logger
+                logger: logger,
+                keeper: state.map {
+                    StateKeeper(directory: $0, settings: settings, eventLogLimit: options.eventLogLimit, logger: logger)
+                }
             )
         )
         services.append(
@@ -62,5 +79,6 @@ public enum Daemon {
             )
         )
         try await group.run()
+        withExtendedLifetime(state) {}
     }
 }

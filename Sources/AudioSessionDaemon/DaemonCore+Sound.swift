@@ -6,6 +6,7 @@ extension DaemonCore {
     mutating func handle(_ fact: SoundFact) {
         switch fact {
         case .serverConnected:
+            outputMemory.takingInventory = true
             guard soundServerLost else { return }
             soundServerLost = false
             // M1: every stream is gone with the old server, and the engine forgets clients' own streams too:
@@ -22,6 +23,7 @@ extension DaemonCore {
             soundServerLost = true
             effects.append(.log("sound server lost: \(reason)"))
             run(.mediaServicesLost)
+        case .inventoryTaken: restoreOutputSelection()
         case .portAvailable(let port): run(.portConnected(port))
         case .portGone(let port): run(.portDisconnected(port))
         case .outputSelectedByUser(let port): run(.outputSelected(port))

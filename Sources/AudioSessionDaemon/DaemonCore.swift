@@ -25,6 +25,10 @@ struct DaemonCore: Sendable {
     /// The status last sent to watchers; they hear only of changes.
     var lastPublishedStatus: StatusBody?
     var effects: [DaemonEffect] = []
+    /// The output the user picked, kept across inventories and restarts (`StateOutputMemory`).
+    var outputMemory = StateOutputMemory()
+    /// The engine events handled, for the event log (off unless the daemon keeps one).
+    var recorder = JournalEventRecorder()
 
     init(engine: PolicyEngine, controlUserID: UInt32) {
         self.engine = engine
@@ -52,6 +56,7 @@ struct DaemonCore: Sendable {
             run(.configurationChanged(configuration.policy))
             effects.append(.log("configuration applied: duck level \(configuration.policy.duckLevel), fade \(configuration.policy.duckFadeMs) ms, grace \(configuration.policy.graceMs) ms, \(configuration.policy.rules.count) rules"))
         }
+        noteOutputSelection()
         publishStatusToWatchers()
         return effects
     }
@@ -60,6 +65,7 @@ struct DaemonCore: Sendable {
     @discardableResult
     mutating func run(_ event: PolicyEvent) -> PolicyOutcome {
         let outcome = engine.handle(event)
+        if recorder.isOn { recorder.note(event, outcome, engine: engine, names: sessionNames) }
         let explainer = explainer
         for action in outcome.actions {
             switch action {

@@ -32,8 +32,11 @@ struct ClientPeer: Sendable, Equatable {
 
 /// What the sound server tells the daemon, already in the policy's words.
 enum SoundFact: Sendable, Equatable {
-    /// Connected (again); what follows is the inventory: ports, then streams.
+    /// Connected (again); what follows is the inventory: ports, then streams, then `inventoryTaken`.
     case serverConnected
+    /// The inventory is complete: the port events before it were the daemon finding the devices, not the user
+    /// plugging them in.
+    case inventoryTaken
     case serverLost(reason: String)
     case portAvailable(Port)
     case portGone(Port)

@@ -16,6 +16,11 @@ public struct DaemonOptions: Sendable {
     public var soundServer: Bool
     /// Called once the socket listens (tests wait on it).
     public var onReady: (@Sendable () -> Void)?
+    /// The state directory (docs/STATE.md): settings, stream journal, event log. Nil: nothing is kept (the
+    /// `audiosessiond` command passes `StateDirectory.defaultPath()` unless told otherwise).
+    public var stateDirectory: String?
+    /// How many events the event log keeps (the last `eventLogLimit / 2` to `eventLogLimit`); 0: no event log.
+    public var eventLogLimit: Int
 
     public init(
         socketPath: String? = nil,
@@ -23,8 +28,12 @@ public struct DaemonOptions: Sendable {
         configurationPath: String? = nil,
         pulseServer: String? = nil,
         soundServer: Bool = true,
-        onReady: (@Sendable () -> Void)? = nil
+        onReady: (@Sendable () -> Void)? = nil,
+        stateDirectory: String? = nil,
+        eventLogLimit: Int = 10_000
     ) {
+        self.stateDirectory = stateDirectory
+        self.eventLogLimit = eventLogLimit
         self.socketPath = socketPath ?? configuration.socketPath ?? DaemonOptions.defaultSocketPath
         self.configuration = configuration
         self.configurationPath = configurationPath

@@ -17,6 +17,8 @@ final class PolicyService: Service {
     private let outboxes: Outboxes
     private let enforcer: (any StreamEnforcer)?
     private let logger: Logger
+    /// Settings and the event log in the state directory; nil: none kept.
+    private let initialKeeper: StateKeeper?
 
     init(
         core: DaemonCore,
@@ -24,8 +26,10 @@ final class PolicyService: Service {
         feedback: AsyncStream<DaemonInput>.Continuation,
         outboxes: Outboxes,
         enforcer: (any StreamEnforcer)?,
-        logger: Logger
+        logger: Logger,
+        keeper: StateKeeper? = nil
     ) {
+        self.initialKeeper = keeper
         self.initialCore = core
         self.inputs = inputs
         self.feedback = feedback
@@ -36,6 +40,9 @@ final class PolicyService: Service {
 
     func run() async {
         var core = initialCore
+        var keeper = initialKeeper
+        keeper?.begin(&core)
+        defer { keeper?.finish() }
         var timers: [TimerID: Task<Void, Never>] = [:]
         for await input in inputs.cancelOnGracefulShutdown() {
             for effect in core.handle(input) {
@@ -56,6 +63,7 @@ final class PolicyService: Service {
                     logger.info("\(line)")
                 }
             }
+            keeper?.after(&core)
         }
         for timer in timers.values { timer.cancel() }
     }

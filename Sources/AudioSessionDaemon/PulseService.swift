@@ -15,9 +15,14 @@ final class PulseService: Service, StreamEnforcer {
     private let rules: Mutex<PortRules>
     private let fadeMilliseconds: Int
     private let logger: Logger
+    /// Where the stream journal is kept; nil: no journal.
+    private let journalPath: String?
     /// The running connection's work queue; nil while disconnected (verdicts then have nothing to act on, and
     /// everything is decided anew after reconnecting).
     private let work = Mutex<AsyncStream<PulseWork>.Continuation?>(nil)
+    /// Verdicts not carried out yet. The policy hands them over one by one, as it decides; the connection's
+    /// loop takes all there are in one turn (`.verdicts`), so one stream-journal write covers them.
+    private let pendingVerdicts = Mutex<[(StreamOrigin, StreamVerdict)]>([])
     private let shuttingDown = Atomic<Bool>(false)
 
     init(
@@ -25,8 +30,10 @@ final class PulseService: Service, StreamEnforcer {
         inputs: AsyncStream<DaemonInput>.Continuation,
         rules: PortRules = .standard,
         fadeMilliseconds: Int,
-        logger: Logger
+        logger: Logger,
+        journalPath: String? = nil
     ) {
+        self.journalPath = journalPath
         self.server = server
         self.inputs = inputs
         self.rules = Mutex(rules)
@@ -41,7 +48,24 @@ final class PulseService: Service, StreamEnforcer {
     }
 
     func enforce(_ origin: StreamOrigin, _ verdict: StreamVerdict) {
-        _ = work.withLock { $0?.yield(.enforce(origin, verdict)) }
+        let first = pendingVerdicts.withLock { pending in
+            pending.append((origin, verdict))
+            return pending.count == 1
+        }
+        guard first else { return }
+        let queued = work.withLock { work -> Bool in
+            guard case .enqueued = work?.yield(.verdicts) else { return false }
+            return true
+        }
+        // No connection: nothing to act on (everything is decided anew after reconnecting).
+        if !queued { pendingVerdicts.withLock { $0.removeAll() } }
+    }
+
+    private func takeVerdicts() -> [(StreamOrigin, StreamVerdict)] {
+        pendingVerdicts.withLock { pending in
+            defer { pending.removeAll() }
+            return pending
+        }
     }
 
     func run() async {
@@ -86,6 +110,7 @@ final class PulseService: Service, StreamEnforcer {
     /// One connection, until it is lost (returns why) or the daemon shuts down.
     private func serve(_ connection: PulseConnection) async -> String {
         let (queue, feed) = AsyncStream<PulseWork>.makeStream()
+        pendingVerdicts.withLock { $0.removeAll() }
         work.withLock { $0 = feed }
         defer { work.withLock { $0 = nil } }
         if shuttingDown.load(ordering: .relaxed) { return "shutting down" }
@@ -102,7 +127,10 @@ final class PulseService: Service, StreamEnforcer {
             work: feed,
             rules: rules.withLock { $0 },
             fadeMilliseconds: fadeMilliseconds,
-            logger: logger
+            logger: logger,
+            journalPath: journalPath,
+            serverAddress: server,
+            takeVerdicts: { [self] in takeVerdicts() }
         )
         logger.info("connected to the sound server")
         inputs.yield(.sound(.serverConnected))
@@ -121,7 +149,8 @@ final class PulseService: Service, StreamEnforcer {
 /// What the connection's loop works on, one at a time.
 enum PulseWork: Sendable {
     case event(PulseEvent)
-    case enforce(StreamOrigin, StreamVerdict)
+    /// Verdicts are waiting: carry out all there are.
+    case verdicts
     /// The next step of a stream's fade, if that fade is still the current one.
     case fadeStep(StreamOrigin, fade: Int)
     /// A stream held muted after the server moved it: ask the policy again if it has not spoken.

@@ -25,6 +25,13 @@ struct PulseSession {
     var unsettledPauses: [StreamOrigin: Int] = [:]
     var nextPause = 1
     var lastReported: [StreamOrigin: SoundStream] = [:]
+    /// The stream journal (`streams.json`), when the daemon has a state directory: recovered from at connect,
+    /// then kept in step with the ledger.
+    let journalPath: String?
+    let serverAddress: String?
+    var journal: JournalStreamKeeper?
+    /// Takes the verdicts the policy handed over since the last `.verdicts` (`PulseService`).
+    let takeVerdicts: @Sendable () -> [(StreamOrigin, StreamVerdict)]
     /// How long a running stream must stay corked to count as paused: PipeWire corks a stream for a few
     /// milliseconds while it moves it, which is not the app pausing (a pause then play would restart a stream
     /// R4 stopped, O3).
@@ -42,8 +49,14 @@ struct PulseSession {
         work: AsyncStream<PulseWork>.Continuation,
         rules: PortRules,
         fadeMilliseconds: Int,
-        logger: Logger
+        logger: Logger,
+        journalPath: String? = nil,
+        serverAddress: String? = nil,
+        takeVerdicts: @escaping @Sendable () -> [(StreamOrigin, StreamVerdict)] = { [] }
     ) {
+        self.takeVerdicts = takeVerdicts
+        self.journalPath = journalPath
+        self.serverAddress = serverAddress
         self.connection = connection
         self.inputs = inputs
         self.work = work
@@ -52,23 +65,32 @@ struct PulseSession {
         self.logger = logger
     }
 
-    /// Devices first (the policy needs the ports to route), then the streams already playing.
+    /// Devices first (the policy needs the ports to route), then the streams already playing. Before any of
+    /// it, the streams a previous daemon left changed (it crashed) get their user's values back, so that the
+    /// ledger takes those as the user's.
     mutating func takeInventory() async throws {
-        defaultSink = try await connection.serverInfo().defaultSinkName
+        let info = try await connection.serverInfo()
+        defaultSink = info.defaultSinkName
+        if let journalPath {
+            let server = JournalServerIdentity(address: serverAddress, info: info)
+            journal = await JournalRecovery(connection: connection, logger: logger).recover(path: journalPath, server: server)
+        }
         for sink in try await connection.sinks().sorted(by: { $0.index < $1.index }) { report(sink) }
         for source in try await connection.sources().sorted(by: { $0.index < $1.index }) { report(source) }
         for input in try await connection.sinkInputs() { await reportAndHold(input) }
         for output in try await connection.sourceOutputs() { await report(output) }
+        tell(.inventoryTaken)
     }
 
     mutating func handle(_ item: PulseWork) async throws -> Progress {
+        defer { syncJournal() }
         switch item {
         case .event(.disconnected(let reason)):
             throw DaemonError("sound server connection lost: \(reason)")
         case .event(.changed(let facility, let change, let index)):
             try await handle(facility, change, index)
-        case .enforce(let origin, let verdict):
-            await enforce(verdict, on: origin)
+        case .verdicts:
+            await enforce(takeVerdicts())
         case .fadeStep(let origin, let fade):
             await continueFade(origin, fade)
         case .pauseSettled(let origin, let pause):
@@ -230,19 +252,33 @@ struct PulseSession {
 
     // MARK: Verdicts
 
-    private mutating func enforce(_ verdict: StreamVerdict, on origin: StreamOrigin) async {
-        let isSink = { if case .sinkInput = origin { return true } else { return false } }()
-        let device = devices.device(for: verdict.port, isSink: isSink)
-        let before = ledger.entries[origin]?.writtenVolume
-        fades[origin] = nil
-        for write in ledger.apply(verdict, to: origin, device: device) {
-            if case .volume(_, let target) = write, let before, fadeMilliseconds > 0, isSink {
-                startFade(origin, from: before, to: target)
-            } else {
-                await perform(write)
-            }
+    /// The verdicts the policy handed over since the last turn, in one turn: the ledger takes them all in
+    /// first, so that one journal write (ahead of the first server write) covers every stream they change. A
+    /// verdict says all of how a stream is to sound, so only a stream's latest one counts.
+    private mutating func enforce(_ verdicts: [(StreamOrigin, StreamVerdict)]) async {
+        var latest: [StreamOrigin: StreamVerdict] = [:]
+        var order: [StreamOrigin] = []
+        for (origin, verdict) in verdicts {
+            if latest.updateValue(verdict, forKey: origin) == nil { order.append(origin) }
         }
-        if let fade = fades[origin] { await continueFade(origin, fade.id) }
+        var planned: [(origin: StreamOrigin, before: PulseVolume?, writes: [StreamLedger.Write])] = []
+        for origin in order {
+            let verdict = latest[origin]!
+            let device = devices.device(for: verdict.port, isSink: origin.isSinkInput)
+            let before = ledger.entries[origin]?.writtenVolume
+            fades[origin] = nil
+            planned.append((origin, before, ledger.apply(verdict, to: origin, device: device)))
+        }
+        for (origin, before, writes) in planned {
+            for write in writes {
+                if case .volume(_, let target) = write, let before, fadeMilliseconds > 0, origin.isSinkInput {
+                    startFade(origin, from: before, to: target)
+                } else {
+                    await perform(write)
+                }
+            }
+            if let fade = fades[origin] { await continueFade(origin, fade.id) }
+        }
     }
 
     /// Ducking and its end are reached in steps over `duckFadeMs` (O7), never in one jump.
@@ -266,6 +302,7 @@ struct PulseSession {
     }
 
     private mutating func perform(_ write: StreamLedger.Write) async {
+        journalAhead(of: write)
         do {
             switch write {
             case .volume(.sinkInput(let index), let volume):
@@ -291,6 +328,14 @@ struct PulseSession {
         fades.removeAll()
         let writes = ledger.restoreAll()
         for write in writes { await perform(write) }
+        clearJournal()
         logger.info("gave \(writes.count) stream values back to their users")
+    }
+}
+
+extension StreamOrigin {
+    var isSinkInput: Bool {
+        if case .sinkInput = self { return true }
+        return false
     }
 }

@@ -23,6 +23,8 @@ struct StreamLedger: Sendable {
         /// The device the stream is on, and the one the policy moved it to.
         var device: UInt32
         var requestedDevice: UInt32?
+        /// The device the stream was on when the policy first moved it.
+        var deviceBeforePolicy: UInt32?
         /// module-stream-restore's key for the stream, to put the user's values back there when it ends.
         var restoreKey: String?
         /// Muted after the server moved the stream by itself (a device went away), until the policy's next
@@ -31,6 +33,18 @@ struct StreamLedger: Sendable {
 
         /// Whether anything the policy set is in force now.
         var policyInForce: Bool { writtenMuted != userMuted || writtenVolume != userVolume }
+
+        /// Whether the policy has, or is about to have, something of its own on the stream (a mute, a gain, a
+        /// device): while it does, the stream journal keeps the user's values.
+        var policyChanges: Bool {
+            policyInForce || policyMuted || policyGain != 1 || heldSinceMove || isMovedByPolicy
+        }
+
+        /// On a device the policy chose, other than the one it was on before.
+        var isMovedByPolicy: Bool {
+            guard let requestedDevice, let deviceBeforePolicy else { return false }
+            return requestedDevice != deviceBeforePolicy
+        }
     }
 
     /// What to write to the server.
@@ -134,6 +148,7 @@ struct StreamLedger: Sendable {
         let targetMuted = entry.userMuted || entry.policyMuted
         let targetVolume = entry.policyGain == 1 ? entry.userVolume : entry.userVolume.scaled(by: entry.policyGain)
         if let device, device != entry.device {
+            if entry.deviceBeforePolicy == nil { entry.deviceBeforePolicy = entry.device }
             entry.requestedDevice = device
             writes.append(.move(origin, toDevice: device))
         }

@@ -9,6 +9,7 @@ extension PulseServerInfo {
         serverName = String(optionalCString: info.server_name) ?? ""
         serverVersion = String(optionalCString: info.server_version) ?? ""
         hostName = String(optionalCString: info.host_name) ?? ""
+        cookie = info.cookie
     }
 }
 

@@ -10,6 +10,9 @@ public struct PulseServerInfo: Sendable, Hashable {
     public var serverVersion: String
     /// The host the server runs on.
     public var hostName: String
+    /// A random number the server chose when it started: another instance of the server (after a restart or
+    /// a crash) has another cookie.
+    public var cookie: UInt32 = 0
 }
 
 /// A playback stream on the server (`pa_sink_input_info`).

@@ -31,6 +31,15 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default: the configuration's).")
     var logLevel: Logger.Level?
 
+    @Option(
+        name: .customLong("state-dir"),
+        help: ArgumentHelp(
+            "Where the settings, the stream journal and the event log are kept (default: $STATE_DIRECTORY, else /var/lib/audiosessiond as root, else $XDG_STATE_HOME/audiosessiond or ~/.local/state/audiosessiond).",
+            valueName: "dir"
+        )
+    )
+    var stateDir: String?
+
     func run() async throws {
         if let file = checkConfig {
             do {
@@ -58,7 +67,8 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
                 configuration: configuration,
                 configurationPath: config,
                 pulseServer: pulseServer,
-                soundServer: !noSoundServer
+                soundServer: !noSoundServer,
+                stateDirectory: stateDir ?? StateDirectory.defaultPath()
             ),
             logger: logger
         )

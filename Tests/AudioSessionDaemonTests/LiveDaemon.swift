@@ -30,7 +30,9 @@ final class LiveDaemon: @unchecked Sendable {
         shortTone = server.directory + "/short.wav"
         try PrivateSoundServer.writeTone(to: tone, seconds: 60, frequency: 330)
         try PrivateSoundServer.writeTone(to: shortTone, seconds: 0.6)
-        process = try server.spawn(Self.daemonPath, ["--socket", socket, "--pulse-server", server.pulseServer] + arguments)
+        // A state directory of its own, so that daemons of parallel tests do not share (nor lock) the default.
+        let state = server.directory + "/state"
+        process = try server.spawn(Self.daemonPath, ["--socket", socket, "--pulse-server", server.pulseServer, "--state-dir", state] + arguments)
         observer = PulseConnection(server: server.pulseServer, applicationName: "observer")
         try await observer.connect()
         try await eventually("the daemon listens on \(socket)") { (try? ControlConnection(path: self.socket)) != nil }

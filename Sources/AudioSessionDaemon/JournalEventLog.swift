@@ -1,0 +1,130 @@
+import Foundation
+import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The event log: one JSON record per line in `events.jsonl`, appended after each daemon input. Bounded: when
+/// the file holds half the limit of events it becomes `events.1.jsonl` (replacing the one before) and a new
+/// file starts with a checkpoint, so the last `limit / 2` to `limit` events are kept. Appends are not
+/// fsynced: the log is for looking back, and a line cut short by a crash is reported and skipped on reading.
+struct JournalEventLog: Sendable {
+    static let fileName = "events.jsonl"
+    static let olderFileName = "events.1.jsonl"
+    static let defaultLimit = 10_000
+
+    let path: String
+    let olderPath: String
+    let eventsPerFile: Int
+    let logger: Logger
+    private var descriptor: Int32
+    private(set) var count: Int
+
+    /// Opens (or creates) the log in `directory`.
+    static func open(in directory: StateDirectory, limit: Int = defaultLimit, logger: Logger) -> JournalEventLog? {
+        let path = directory.file(fileName)
+        var count = 0
+        var endsMidLine = false
+        if let data = FileManager.default.contents(atPath: path) {
+            count = data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            endsMidLine = data.last.map { $0 != UInt8(ascii: "\n") } ?? false
+        }
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            logger.error("event log \(path) cannot be opened: \(StateFiles.errnoText()); no event log")
+            return nil
+        }
+        let log = JournalEventLog(
+            path: path,
+            olderPath: directory.file(olderFileName),
+            eventsPerFile: max(1, limit / 2),
+            logger: logger,
+            descriptor: descriptor,
+            count: count
+        )
+        if endsMidLine {
+            logger.warning("event log \(path): its last line was cut short (a crash?); it is skipped on reading")
+            log.write(Data("\n".utf8))
+        }
+        return log
+    }
+
+    private init(path: String, olderPath: String, eventsPerFile: Int, logger: Logger, descriptor: Int32, count: Int) {
+        self.path = path
+        self.olderPath = olderPath
+        self.eventsPerFile = eventsPerFile
+        self.logger = logger
+        self.descriptor = descriptor
+        self.count = count
+    }
+
+    /// Appends records; true when the file is full and should be rotated.
+    mutating func append(_ records: [JournalRecord]) -> Bool {
+        guard !records.isEmpty else { return false }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var data = Data()
+        for record in records {
+            guard let line = try? encoder.encode(record) else { continue }
+            data.append(line)
+            data.append(UInt8(ascii: "\n"))
+            if record.kind == .event { count += 1 }
+        }
+        write(data)
+        return count >= eventsPerFile
+    }
+
+    /// Starts a new file with `checkpoint`; the current one becomes the older one.
+    mutating func rotate(startingWith checkpoint: JournalRecord) {
+        Glibc.close(descriptor)
+        Glibc.rename(path, olderPath)
+        descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_TRUNC | O_CLOEXEC, 0o600)
+        count = 0
+        if descriptor < 0 { logger.error("event log \(path) cannot be opened: \(StateFiles.errnoText())") }
+        _ = append([checkpoint])
+    }
+
+    func close() { Glibc.close(descriptor) }
+
+    private func write(_ data: Data) {
+        guard descriptor >= 0 else { return }
+        data.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    logger.warning("event log \(path) not written: \(StateFiles.errnoText())")
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    /// The records of the log in `directory`, oldest first; lines that cannot be read are reported to
+    /// `problems` (file and line) and skipped.
+    static func read(directory: String, problems: inout [String]) -> [JournalRecord] {
+        var records: [JournalRecord] = []
+        let decoder = JSONDecoder()
+        for name in [olderFileName, fileName] {
+            let file = directory + "/" + name
+            guard let data = FileManager.default.contents(atPath: file) else { continue }
+            for (number, line) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+                .enumerated()
+            where !line.isEmpty {
+                do {
+                    records.append(try decoder.decode(JournalRecord.self, from: Data(line)))
+                } catch let error as DecodingError {
+                    problems.append("\(file):\(number + 1): \(StateFiles.describe(error, size: line.count)); skipped")
+                } catch {
+                    problems.append("\(file):\(number + 1): \(error); skipped")
+                }
+            }
+        }
+        return records
+    }
+}

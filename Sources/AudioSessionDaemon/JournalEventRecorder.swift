@@ -1,0 +1,111 @@
+import AudioSessionPolicy
+
+/// The engine events the daemon handled, with what came of them, as records for the event log. Part of
+/// `DaemonCore`, so pure like it: records carry no time; whoever writes them stamps them.
+struct JournalEventRecorder: Sendable {
+    var isOn = false
+    /// Records not yet taken by the writer.
+    var pending: [JournalRecord] = []
+    /// What is needed for a checkpoint: each session as declared, each stream's direction, each session's
+    /// state as last recorded, the timers not fired yet.
+    private(set) var declarations: [SessionID: JournalDeclaration] = [:]
+    private(set) var directions: [StreamID: StreamDirection] = [:]
+    private(set) var states: [SessionID: JournalSessionState] = [:]
+    private(set) var timers: [TimerID: Int] = [:]
+
+    /// Notes an event the engine handled and its outcome; `engine` is as the event left it.
+    mutating func note(_ event: PolicyEvent, _ outcome: PolicyOutcome, engine: PolicyEngine, names: [SessionID: String])
+    {
+        var record = JournalRecord(kind: .event, time: 0)
+        var name: String?
+        switch event {
+        case .sessionCreated(let id, let declaration):
+            name = names[id] ?? declaration.appName
+            declarations[id] = JournalDeclaration(name: name!, declaration)
+        case .streamStarted(let stream, _, let direction):
+            directions[stream] = direction
+        case .streamRemoved(let stream):
+            directions[stream] = nil
+        case .timerFired(let timer):
+            timers[timer] = nil
+        default:
+            break
+        }
+        record.event = JournalEvent(event, name: name)
+        record.error = outcome.error?.code.rawValue
+        var notifications: [JournalNotification] = []
+        var started: [JournalTimer] = []
+        var cancelled: [Int] = []
+        for action in outcome.actions {
+            switch action {
+            case .notify(let session, let notification, _):
+                notifications.append(JournalNotification(session: session, notification))
+            case .startTimer(let timer, let milliseconds):
+                timers[timer] = milliseconds
+                started.append(JournalTimer(timer: timer.rawValue, milliseconds: milliseconds))
+            case .cancelTimer(let timer):
+                timers[timer] = nil
+                cancelled.append(timer.rawValue)
+            case .setStream:
+                break
+            }
+        }
+        record.notifications = notifications.isEmpty ? nil : notifications
+        record.timersStarted = started.isEmpty ? nil : started
+        record.timersCancelled = cancelled.isEmpty ? nil : cancelled
+        var changed: [JournalSessionState] = []
+        let live = Set(engine.sessionIDs)
+        for id in engine.sessionIDs {
+            guard let snapshot = engine.snapshot(of: id) else { continue }
+            let state = JournalSessionState(snapshot)
+            if states[id] != state {
+                states[id] = state
+                changed.append(state)
+            }
+        }
+        for id in states.keys where !live.contains(id) {
+            states[id] = nil
+            declarations[id] = nil
+        }
+        if case .mediaServicesReset = event { directions.removeAll() }
+        record.states = changed.isEmpty ? nil : changed
+        pending.append(record)
+    }
+
+    /// The engine's state now, for a checkpoint (times filled in by the writer).
+    func checkpoint(_ kind: JournalRecord.Kind, engine: PolicyEngine) -> JournalRecord {
+        var record = JournalRecord(kind: kind, time: 0)
+        let ports = engine.availablePorts
+        record.device = JournalDeviceState(
+            outputs: ports.outputs,
+            inputs: ports.inputs,
+            selection: ports.selection,
+            silentSwitch: engine.silentSwitchPosition,
+            screenLocked: engine.isScreenLocked
+        )
+        record.config = JournalConfig(engine.config)
+        guard kind == .checkpoint else { return record }
+        record.sessions = engine.sessionIDs.compactMap { id in
+            guard let declaration = declarations[id], let snapshot = engine.snapshot(of: id) else { return nil }
+            let streams = engine.streamIDs(of: id).map {
+                JournalStream(stream: $0.rawValue, direction: directions[$0] ?? .output, running: engine.isRunning($0))
+            }
+            return JournalSessionRecord(
+                session: id.rawValue,
+                declaration: declaration,
+                state: JournalSessionState(snapshot),
+                streams: streams
+            )
+        }
+        record.timers = timers.sorted { $0.key < $1.key }.map {
+            JournalTimer(timer: $0.key.rawValue, milliseconds: $0.value)
+        }
+        return record
+    }
+
+    /// Takes the records noted so far.
+    mutating func take() -> [JournalRecord] {
+        defer { pending.removeAll(keepingCapacity: true) }
+        return pending
+    }
+}

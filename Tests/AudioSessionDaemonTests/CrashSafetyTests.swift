@@ -1,0 +1,438 @@
+import AudioSessionPolicy
+import AudioSessionProtocol
+import AudioSessionTestSupport
+import Foundation
+import Logging
+import PulseBackend
+import Testing
+
+@testable import AudioSessionCLI
+@testable import AudioSessionDaemon
+
+/// The daemon killed, stopped and started again on a real sound server: it never leaves a stream muted or
+/// ducked, never overwrites what the user set, and keeps the user's switch and output (docs/STATE.md).
+@Suite(.serialized, .timeLimit(.minutes(3))) struct CrashSafetyTests {
+    /// 10 games (ambient) muted by the silent switch (O4) and 10 radios (mixable playback) ducked by a
+    /// navigation prompt (O7), each with a volume of its user's, from 40% to 85%.
+    static let userVolumes: [Double] = (0..<10).map { 0.40 + 0.05 * Double($0) }
+
+    @Test(arguments: PrivateSoundServer.Kind.allCases)
+    func afterKill9EveryStreamHasItsUsersValuesWithinASecondOfTheRestart(_ kind: PrivateSoundServer.Kind) async throws {
+        let rig = try await CrashRig(kind)
+        defer { rig.stop() }
+        try await rig.startDaemon()
+        let (streams, navigation) = try await rig.changeTwentyStreams()
+        defer { for process in streams.map(\.process) + [navigation] { process.terminate() } }
+        #expect(try await rig.changedCount(streams) == 20)
+
+        rig.killDaemon()
+        let leftByTheCrash = try await rig.changedCount(streams)
+        print("kill -9 (\(kind)): \(leftByTheCrash) of 20 streams left muted or ducked by the dead daemon")
+        #expect(leftByTheCrash == 20)
+
+        // Nothing that would change them again is left (the prompt ends; the restarted daemon keeps the
+        // journal but not the switch), so any stream still changed after the restart is one it failed to
+        // give back.
+        navigation.terminate()
+        navigation.waitUntilExit()
+        try await eventually("the prompt's stream is gone") { try await rig.observer.sinkInputs().count == 20 }
+        let fresh = rig.server.directory + "/state-after-crash"
+        try FileManager.default.createDirectory(atPath: fresh, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: rig.stateDirectory + "/streams.json", toPath: fresh + "/streams.json")
+
+        let started = ContinuousClock.now
+        try rig.spawnDaemon(stateDirectory: fresh)
+        var restoredAfter: Duration?
+        while ContinuousClock.now - started < .seconds(3) {
+            if try await rig.changedCount(streams) == 0 {
+                restoredAfter = ContinuousClock.now - started
+                break
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let restored = try #require(restoredAfter, "the streams did not get their user's values back within 3 s")
+        try await rig.waitForDaemon()
+        try await Task.sleep(for: .milliseconds(1500))
+        let left = try await rig.changedCount(streams)
+        print(
+            "kill -9 (\(kind)): all 20 streams had their user's values \(restored) after the daemon was started again (process start included); \(left) left changed 1.5 s later"
+        )
+        #expect(restored < .seconds(1))
+        #expect(left == 0)
+        let recovery = rig.latestDaemonLog().split(separator: "\n").first {
+            $0.contains("streams given their user's values back")
+        }
+        print("kill -9 (\(kind)): the daemon's log: \(recovery?.split(separator: "]").last ?? "no recovery logged")")
+        #expect(
+            recovery?.contains("20 of 21 streams given their user's values back") == true,
+            "the prompt's stream ended"
+        )
+        // The new daemon moves the streams to the headphones (the most recent port), which it journals; it
+        // mutes and ducks nothing.
+        let journal = try rig.journal(in: fresh)
+        #expect(journal.entries.allSatisfy { !$0.policyMuted && $0.policyVolume == $0.userVolume })
+    }
+
+    @Test func afterKill9WithTheCausesStillThereThePolicyAppliesAnewOnTheUsersValues() async throws {
+        let rig = try await CrashRig(.pulseaudio)
+        defer { rig.stop() }
+        try await rig.startDaemon()
+        let (streams, navigation) = try await rig.changeTwentyStreams()
+        defer { for process in streams.map(\.process) + [navigation] { process.terminate() } }
+        rig.killDaemon()
+
+        // The same state directory: the switch is still silent and the prompt still plays. Had the new daemon
+        // taken the dead one's mute and duck for the user's values, the radios would be ducked twice over and
+        // the games would stay muted once the switch is back to ring.
+        try await rig.startDaemon()
+        try await eventually(
+            "the policy applies anew: games muted, radios ducked to exactly a quarter of their user's volume"
+        ) {
+            try await rig.expectedCount(streams, ducked: true, switchSilent: true) == 20
+        }
+        print("kill -9 with the causes still there: 20 of 20 streams muted or ducked anew from their user's values")
+        navigation.terminate()
+        _ = try rig.control().result(Request(op: .setSilentSwitch) { $0.position = .ring })
+        try await eventually(
+            "every stream has its user's values once the prompt ends and the switch is on ring",
+            within: 8
+        ) {
+            try await rig.changedCount(streams) == 0
+        }
+        try await Task.sleep(for: .milliseconds(1200))
+        let left = try await rig.changedCount(streams)
+        print("kill -9 with the causes still there: \(left) streams left changed after the causes ended")
+        #expect(left == 0)
+    }
+
+    @Test(arguments: PrivateSoundServer.Kind.allCases)
+    func sigtermGivesTwentyStreamsBackAndLeavesAnEmptyJournal(_ kind: PrivateSoundServer.Kind) async throws {
+        let rig = try await CrashRig(kind)
+        defer { rig.stop() }
+        try await rig.startDaemon()
+        let (streams, navigation) = try await rig.changeTwentyStreams()
+        defer { for process in streams.map(\.process) + [navigation] { process.terminate() } }
+        #expect(
+            try rig.journal(in: rig.stateDirectory).entries.filter {
+                $0.policyMuted || $0.policyVolume != $0.userVolume
+            }.count == 20
+        )
+        rig.daemon?.terminate()
+        rig.daemon?.waitUntilExit()
+        let left = try await rig.changedCount(streams)
+        print("SIGTERM (\(kind)): \(left) of 20 streams left changed after the daemon exited")
+        #expect(left == 0)
+        #expect(try rig.journalEntries(in: rig.stateDirectory) == 0)
+    }
+
+    @Test func corruptStateFilesAreReportedAndIgnoredAndTheDaemonWorks() async throws {
+        let rig = try await CrashRig(.pulseaudio)
+        defer { rig.stop() }
+        let corruptions: [(String, String, String)] = [
+            ("garbage", "this is { not json", "not valid JSON"),
+            ("truncated", "{\"version\":1,\"silentSwitch\":\"sil", "not valid JSON"),
+            (
+                "wrong types", "{\"version\":1,\"entries\":\"none\",\"silentSwitch\":3,\"screenLocked\":\"yes\"}",
+                "expected"
+            ),
+            ("empty", "", "the file is empty"),
+            ("another version", "{\"version\":99,\"entries\":[]}", "format version 99"),
+        ]
+        try FileManager.default.createDirectory(atPath: rig.stateDirectory, withIntermediateDirectories: true)
+        for (what, text, problem) in corruptions {
+            for file in ["settings.json", "streams.json"] {
+                try text.write(toFile: rig.stateDirectory + "/" + file, atomically: true, encoding: .utf8)
+            }
+            try await rig.startDaemon()
+            let player = try rig.play(app: "music-\(what.prefix(4))", role: "music")
+            defer { player.terminate() }
+            let music = try await rig.stream(app: "music-\(what.prefix(4))")
+            let call = try rig.play(app: "call", role: "phone")
+            try await eventually("\(what): the daemon works: the call mutes the music") {
+                try await rig.observer.sinkInput(music.index)?.muted == true
+            }
+            call.terminate()
+            player.terminate()
+            let log = rig.latestDaemonLog()
+            for file in ["settings.json", "streams.json"] {
+                let line = log.split(separator: "\n").first {
+                    $0.contains("state file \(rig.stateDirectory)/\(file) ignored")
+                }
+                #expect(line?.contains(problem) == true, "\(what) \(file): \(line ?? "no log line")")
+                if let line { print("\(what): \(line.split(separator: "]").last ?? "")") }
+            }
+            rig.daemon?.terminate()
+            rig.daemon?.waitUntilExit()
+        }
+    }
+
+    @Test func theSwitchAndTheSelectedOutputSurviveARestart() async throws {
+        let rig = try await CrashRig(.pulseaudio)
+        defer { rig.stop() }
+        try await rig.startDaemon()
+        let ctl = try rig.control()
+        _ = try ctl.result(Request(op: .setSilentSwitch) { $0.position = .silent })
+        _ = try ctl.result(Request(op: .selectOutput) { $0.port = "speaker" })
+        let before = try #require(try ctl.result(Request(op: .status)).status)
+        #expect(before.silentSwitch == .silent && before.selectedOutput == .speaker)
+        rig.daemon?.terminate()
+        rig.daemon?.waitUntilExit()
+
+        try await rig.startDaemon()
+        try await eventually("the restarted daemon has the switch and the selection back") {
+            let status = try rig.control().result(Request(op: .status)).status
+            return status?.silentSwitch == .silent && status?.selectedOutput == .speaker
+        }
+        // Headphones are the most recent port (R1 would pick them); the user's selection wins (R3).
+        let speaker = try #require(try await rig.observer.sinks().first { $0.name == "speaker" }?.index)
+        let player = try rig.play(app: "radio", role: "radio")
+        defer { player.terminate() }
+        let music = try await rig.stream(app: "radio")
+        let game = try rig.play(app: "game", role: "game")
+        defer { game.terminate() }
+        let gameStream = try await rig.stream(app: "game")
+        try await eventually("the music plays on the selected speaker, the game is silenced by the switch") {
+            let musicNow = try await rig.observer.sinkInput(music.index)
+            let gameNow = try await rig.observer.sinkInput(gameStream.index)
+            return musicNow?.sinkIndex == speaker && musicNow?.muted == false && gameNow?.muted == true
+        }
+        // A restart of the sound server finds the devices again; that is not the user plugging anything in.
+        try rig.server.restart()
+        try await eventually("the selection is still the speaker after the sound server came back", within: 10) {
+            try rig.control().result(Request(op: .status)).status?.selectedOutput == .speaker
+        }
+    }
+}
+
+extension CrashSafetyTests {
+    @Test func theDefaultStateDirectoryDependsOnWhoRunsTheDaemon() {
+        #expect(StateDirectory.defaultPath(environment: ["STATE_DIRECTORY": "/var/lib/a:/var/lib/b"], userID: 0) == "/var/lib/a")
+        #expect(StateDirectory.defaultPath(environment: ["HOME": "/root"], userID: 0) == "/var/lib/audiosessiond")
+        #expect(
+            StateDirectory.defaultPath(environment: ["XDG_STATE_HOME": "/home/u/.st", "HOME": "/home/u"], userID: 1000)
+                == "/home/u/.st/audiosessiond"
+        )
+        #expect(StateDirectory.defaultPath(environment: ["HOME": "/home/u"], userID: 1000) == "/home/u/.local/state/audiosessiond")
+    }
+
+    @Test func theScreenLockIsKeptOnlyInItsBootAndAStateDirectoryHasOneOwner() throws {
+        var settings = StateSettings()
+        settings.screenLocked = true
+        settings.bootID = "boot-a"
+        #expect(settings.screenLockedNow(bootID: "boot-a"), "a restart in the same boot comes back locked")
+        #expect(!settings.screenLockedNow(bootID: "boot-b"), "a reboot starts unlocked")
+        #expect(!settings.screenLockedNow(bootID: nil))
+
+        let path = FileManager.default.temporaryDirectory.path + "/state-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let logger = Logger(label: "test")
+        var first = StateDirectory.open(path, logger: logger)
+        #expect(first != nil)
+        #expect(StateDirectory.open(path, logger: logger) == nil, "a second daemon finds the directory locked")
+        first = nil
+        #expect(StateDirectory.open(path, logger: logger) != nil, "the lock goes with its owner")
+    }
+}
+
+/// A private sound server, the daemon on it (started, killed, started again), streams and an observer.
+final class CrashRig: @unchecked Sendable {
+    let server: PrivateSoundServer
+    let socket: String
+    let stateDirectory: String
+    let tone: String
+    let observer: PulseConnection
+    private(set) var daemon: Process?
+
+    struct Stream {
+        var process: Process
+        var index: UInt32
+        var user: PulseVolume
+        var isGame: Bool
+    }
+
+    /// The standard rules, but games known by name rather than by role: the streams here have no role, so
+    /// that WirePlumber's stream restore (which keys streams by role, else by name) does not carry one
+    /// stream's values over to the next (a mute saved for one game's stream would start the next one muted).
+    static let configuration = """
+        rules:
+          - match: { media.role: [a11y, navigation, speech] }
+            category: playback
+            options: [duckOthers]
+            notifyOthers: true
+          - match: { media.role: phone }
+            category: playAndRecord
+            call: true
+            notifyOthers: true
+          - match: { media.role: [music, video] }
+            category: playback
+          - match: { media.role: game }
+            category: ambient
+          - match: { application.name: [\((0..<10).map { "game\($0)" }.joined(separator: ", "))] }
+            category: ambient
+          - category: playback
+            options: [mixWithOthers]
+
+        """
+
+    init(_ kind: PrivateSoundServer.Kind) async throws {
+        guard FileManager.default.isExecutableFile(atPath: LiveDaemon.daemonPath) else {
+            throw LiveTestError(
+                "no daemon binary at \(LiveDaemon.daemonPath): build every product first (`swift build`)"
+            )
+        }
+        server = try PrivateSoundServer.start(kind)
+        socket = server.directory + "/control"
+        stateDirectory = server.directory + "/state"
+        tone = server.directory + "/tone.wav"
+        try PrivateSoundServer.writeTone(to: tone, seconds: 60, frequency: 330)
+        try Self.configuration.write(toFile: server.directory + "/policy.yaml", atomically: true, encoding: .utf8)
+        observer = PulseConnection(server: server.pulseServer, applicationName: "observer")
+        try await observer.connect()
+    }
+
+    func spawnDaemon(stateDirectory: String? = nil) throws {
+        daemon = try server.spawn(
+            LiveDaemon.daemonPath,
+            [
+                "--socket", socket, "--pulse-server", server.pulseServer, "--config", server.directory + "/policy.yaml",
+                "--state-dir", stateDirectory ?? self.stateDirectory,
+            ]
+        )
+    }
+
+    func startDaemon() async throws {
+        try spawnDaemon()
+        try await waitForDaemon()
+    }
+
+    /// Until the daemon answers on its socket.
+    func waitForDaemon() async throws {
+        try await eventually("the daemon answers on \(socket)") {
+            (try? self.control().result(Request(op: .status))) != nil
+        }
+    }
+
+    func killDaemon() {
+        guard let daemon else { return }
+        kill(daemon.processIdentifier, SIGKILL)
+        daemon.waitUntilExit()
+    }
+
+    func control() throws -> ControlConnection { try ControlConnection(path: socket) }
+
+    func play(app: String, role: String?) throws -> Process {
+        try server.spawn(
+            "paplay",
+            ["--property=application.name=\(app)", tone],
+            environment: role.map { ["PULSE_PROP": "media.role=\($0)"] } ?? [:]
+        )
+    }
+
+    func stream(app: String) async throws -> PulseSinkInput {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            if let found = try await observer.sinkInputs().first(where: { $0.properties["application.name"] == app }) {
+                return found
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw LiveTestError("no stream of \(app) appeared within 5 s")
+    }
+
+    /// 10 games and 10 radios, each given a volume by its user; then the silent switch mutes the games and a
+    /// navigation prompt ducks the radios.
+    func changeTwentyStreams() async throws -> ([Stream], Process) {
+        var streams: [Stream] = []
+        for (number, level) in CrashSafetyTests.userVolumes.enumerated() {
+            for isGame in [true, false] {
+                let app = isGame ? "game\(number)" : "radio\(number)"
+                let process = try play(app: app, role: nil)
+                let index = try await stream(app: app).index
+                let user = PulseVolume(uniform: UInt32(Double(PulseVolume.norm) * level), channels: 2)
+                try await observer.setSinkInputVolume(index, user)
+                streams.append(Stream(process: process, index: index, user: user, isGame: isGame))
+            }
+        }
+        // The daemon reads the user's volumes from the server's change events before anything changes them.
+        // WirePlumber may restore a saved volume onto a new stream after the set: what the server has then is
+        // the user's volume, for the daemon and for the test.
+        try await Task.sleep(for: .milliseconds(500))
+        for index in streams.indices {
+            streams[index].user = try #require(try await observer.sinkInput(streams[index].index)).volume
+        }
+        _ = try control().result(Request(op: .setSilentSwitch) { $0.position = .silent })
+        let navigation = try play(app: "maps", role: "navigation")
+        let changed = streams
+        do {
+            try await eventually("the games are muted and the radios ducked") {
+                try await self.expectedCount(changed, ducked: true, switchSilent: true) == 20
+            }
+        } catch {
+            for stream in streams {
+                let now = try await observer.sinkInput(stream.index)
+                print(
+                    "stream \(stream.index) game \(stream.isGame) user \(stream.user) ducked \(stream.user.scaled(by: 0.25)): now \(now?.volume.description ?? "-") muted \(now?.muted ?? false)"
+                )
+            }
+            throw error
+        }
+        return (streams, navigation)
+    }
+
+    /// How many streams do not have exactly their user's volume and mute.
+    func changedCount(_ streams: [Stream]) async throws -> Int {
+        var changed = 0
+        for stream in streams {
+            guard let now = try await observer.sinkInput(stream.index) else { continue }
+            if now.volume != stream.user || now.muted { changed += 1 }
+        }
+        return changed
+    }
+
+    /// How many streams are as the policy wants them: games muted (with their user's volume) when the switch
+    /// is silent, radios at exactly a quarter of their user's volume while ducked.
+    func expectedCount(_ streams: [Stream], ducked: Bool, switchSilent: Bool) async throws -> Int {
+        var matching = 0
+        for stream in streams {
+            guard let now = try await observer.sinkInput(stream.index) else { continue }
+            if stream.isGame {
+                if now.muted == switchSilent && now.volume == stream.user { matching += 1 }
+            } else if !now.muted && now.volume == (ducked ? stream.user.scaled(by: 0.25) : stream.user) {
+                matching += 1
+            }
+        }
+        return matching
+    }
+
+    func journal(in directory: String) throws -> JournalStreams {
+        let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/streams.json"))
+        return try JSONDecoder().decode(JournalStreams.self, from: data)
+    }
+
+    func journalEntries(in directory: String) throws -> Int { try journal(in: directory).entries.count }
+
+    /// What the daemon started last logged (`spawned-N-audiosessiond.log`, the highest N).
+    func latestDaemonLog() -> String {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: server.directory)) ?? []
+        let latest = files.filter { $0.hasSuffix("-audiosessiond.log") }.max {
+            Int($0.split(separator: "-")[1]) ?? 0 < Int($1.split(separator: "-")[1]) ?? 0
+        }
+        return latest.flatMap { try? String(contentsOfFile: server.directory + "/" + $0, encoding: .utf8) } ?? ""
+    }
+
+    func stop() {
+        if let daemon, daemon.isRunning {
+            daemon.terminate()
+            daemon.waitUntilExit()
+        }
+        observer.close()
+        server.stop()
+    }
+}
+
+extension Request {
+    fileprivate init(op: AudioSessionProtocol.Operation, _ change: (inout Request) -> Void) {
+        self.init(op: op)
+        change(&self)
+    }
+}
