@@ -1,11 +1,25 @@
-# audiosessiond: build, run, test and benchmark. `make run` and `make test` are the quick start; both
+# audiosessiond: build, run, test, benchmark and install. `make run` and `make test` are the quick start; both
 # install what is missing first (`make deps`).
 
 SWIFT ?= swift
 SCENARIOS ?= Tests/Scenarios
 CTL = .build/debug/audiosessionctl
 
-.PHONY: all deps build run test bench clean
+# `make install` / `make uninstall` (docs/SYSTEMD.md): PREFIX and DESTDIR as usual. The configuration goes to /etc
+# for PREFIX=/usr (a distribution's package) and beside any other prefix (/usr/local/etc, /opt/x/etc).
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+DOCDIR ?= $(PREFIX)/share/doc/audiosessiond
+USERUNITDIR ?= $(PREFIX)/lib/systemd/user
+SYSTEMUNITDIR ?= $(PREFIX)/lib/systemd/system
+CONFIGURATION ?= release
+CONFIG_FILE = $(DESTDIR)$(SYSCONFDIR)/audiosessiond/policy.yaml
+UNITS = audiosessiond.service audiosessiond.socket
+DOCS = README.md $(wildcard docs/*.md)
+SUBSTITUTE = sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' -e 's|@docdir@|$(DOCDIR)|g'
+
+.PHONY: all deps build run test bench clean install uninstall
 
 all: build
 
@@ -24,6 +38,7 @@ run: build
 test: deps
 	$(SWIFT) build
 	$(SWIFT) build --build-tests
+	bash scripts/verify-units.sh
 	$(SWIFT) test
 	$(SWIFT) build --product audiosessionctl
 	$(CTL) replay Tests/
@@ -34,3 +49,36 @@ bench: deps
 
 clean:
 	rm -rf .build
+
+# The two programs, the configuration (a changed one is kept; the shipped one then goes beside it as
+# policy.yaml.dist), the user and system units with their paths filled in, and the docs. No chown: DESTDIR
+# staging works unprivileged.
+install:
+	$(SWIFT) build -c $(CONFIGURATION) --product audiosessiond
+	$(SWIFT) build -c $(CONFIGURATION) --product audiosessionctl
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/audiosessiond $(DESTDIR)$(USERUNITDIR) \
+		$(DESTDIR)$(SYSTEMUNITDIR) $(DESTDIR)$(DOCDIR)
+	bin="$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)" && \
+		install -m 0755 "$$bin/audiosessiond" "$$bin/audiosessionctl" $(DESTDIR)$(BINDIR)/
+	if [ -e $(CONFIG_FILE) ] && ! cmp -s Config/policy.yaml $(CONFIG_FILE); then \
+		echo "install: keeping the changed $(CONFIG_FILE); the shipped one is $(CONFIG_FILE).dist"; \
+		install -m 0644 Config/policy.yaml $(CONFIG_FILE).dist; \
+	else \
+		install -m 0644 Config/policy.yaml $(CONFIG_FILE); \
+	fi
+	for unit in $(UNITS); do \
+		$(SUBSTITUTE) systemd/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit && chmod 0644 $(DESTDIR)$(USERUNITDIR)/$$unit && \
+		$(SUBSTITUTE) systemd/system/$$unit > $(DESTDIR)$(SYSTEMUNITDIR)/$$unit && \
+		chmod 0644 $(DESTDIR)$(SYSTEMUNITDIR)/$$unit || exit 1; \
+	done
+	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+
+# Removes what `make install` put there (with the same PREFIX and DESTDIR), and the folders that are the
+# daemon's own. A configuration that differs from the shipped one is kept.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/audiosessiond $(DESTDIR)$(BINDIR)/audiosessionctl
+	rm -f $(addprefix $(DESTDIR)$(USERUNITDIR)/,$(UNITS)) $(addprefix $(DESTDIR)$(SYSTEMUNITDIR)/,$(UNITS))
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS))) $(CONFIG_FILE).dist
+	if cmp -s Config/policy.yaml $(CONFIG_FILE); then rm -f $(CONFIG_FILE); \
+	elif [ -e $(CONFIG_FILE) ]; then echo "uninstall: keeping the changed $(CONFIG_FILE)"; fi
+	for dir in $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/audiosessiond; do rmdir "$$dir" 2>/dev/null || true; done

@@ -4,8 +4,9 @@
 set -euo pipefail
 
 # libpulse for the PulseAudio backend; PulseAudio and PipeWire (with its PulseAudio server) for the private
-# servers of the tests and the embedded default; sox and the ALSA tools for test tones and ALSA streams.
-PACKAGES=(libpulse-dev pulseaudio pulseaudio-utils pipewire pipewire-pulse wireplumber)
+# servers of the tests and the embedded default; sox and the ALSA tools for test tones and ALSA streams;
+# systemd for systemd-analyze, which checks the units (scripts/verify-units.sh; systemd need not be running).
+PACKAGES=(libpulse-dev pulseaudio pulseaudio-utils pipewire pipewire-pulse wireplumber systemd)
 
 if ! command -v swift >/dev/null 2>&1; then
     echo "install-deps: no Swift toolchain on PATH; install Swift 6 (swift.org) and try again" >&2

@@ -10,16 +10,27 @@ final class ConfigurationReloader: Service {
     private let inputs: AsyncStream<DaemonInput>.Continuation
     private let pulse: PulseService?
     private let logger: Logger
+    /// Told true when a reload begins and false when it is done, good or bad (systemd: RELOADING=1, READY=1).
+    private let reloading: (@Sendable (_ begins: Bool) -> Void)?
 
-    init(path: String, inputs: AsyncStream<DaemonInput>.Continuation, pulse: PulseService?, logger: Logger) {
+    init(
+        path: String,
+        inputs: AsyncStream<DaemonInput>.Continuation,
+        pulse: PulseService?,
+        logger: Logger,
+        reloading: (@Sendable (_ begins: Bool) -> Void)? = nil
+    ) {
         self.path = path
         self.inputs = inputs
         self.pulse = pulse
         self.logger = logger
+        self.reloading = reloading
     }
 
     func run() async throws {
         for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
+            reloading?(true)
+            defer { reloading?(false) }
             do {
                 let configuration = try DaemonConfigurationLoader.load(path: path)
                 inputs.yield(.reconfigure(configuration))

@@ -7,9 +7,12 @@ import ServiceLifecycle
 import Synchronization
 
 /// The control socket: newline-delimited JSON on a Unix socket (mode 0600). Each connection's lines become
-/// daemon inputs; its outbox is written back in order.
+/// daemon inputs; its outbox is written back in order. Under socket activation it serves the socket systemd
+/// passed, which systemd owns: its path, mode and group are the .socket unit's, and it is not removed at exit.
 final class ControlServer: Service {
     private let path: String
+    /// The listening socket systemd passed (`LISTEN_FDS`), used instead of binding `path`.
+    private let listeningSocket: Int32?
     private let mode: Int
     private let group: String?
     /// Open connections, closed on shutdown so that no client keeps the daemon from exiting.
@@ -24,6 +27,7 @@ final class ControlServer: Service {
         path: String,
         mode: Int = 0o600,
         group: String? = nil,
+        listeningSocket: Int32? = nil,
         inputs: AsyncStream<DaemonInput>.Continuation,
         outboxes: Outboxes,
         logger: Logger,
@@ -32,6 +36,7 @@ final class ControlServer: Service {
         self.path = path
         self.mode = mode
         self.group = group
+        self.listeningSocket = listeningSocket
         self.inputs = inputs
         self.outboxes = outboxes
         self.logger = logger
@@ -39,16 +44,22 @@ final class ControlServer: Service {
     }
 
     func run() async throws {
-        try Self.prepareDirectory(for: path, group: group)
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
-                    return try NIOAsyncChannel<LineFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
-            }
-        try Self.setPermissions(of: path, mode: mode, group: group)
-        logger.info("listening on \(path)")
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let server: NIOAsyncChannel<NIOAsyncChannel<LineFrame, ByteBuffer>, Never>
+        if let listeningSocket {
+            let name = try SystemdListeningSocket.check(listeningSocket)
+            server = try await bootstrap.bind(listeningSocket, childChannelInitializer: Self.lineChannel)
+            logger.info("listening on \(name) (passed by systemd)")
+        } else {
+            try Self.prepareDirectory(for: path, group: group)
+            server = try await bootstrap.bind(
+                unixDomainSocketPath: path,
+                cleanupExistingSocketFile: true,
+                childChannelInitializer: Self.lineChannel
+            )
+            try Self.setPermissions(of: path, mode: mode, group: group)
+            logger.info("listening on \(path)")
+        }
         ready?()
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
@@ -62,7 +73,15 @@ final class ControlServer: Service {
             server.channel.close(promise: nil)
             for channel in self.connections.withLock({ Array($0.values) }) { channel.close(promise: nil) }
         }
-        unlink(path)
+        if listeningSocket == nil { unlink(path) }
+    }
+
+    /// A connection reads newline-delimited frames and writes byte buffers.
+    private static func lineChannel(_ channel: any Channel) -> EventLoopFuture<NIOAsyncChannel<LineFrame, ByteBuffer>> {
+        channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
+            return try NIOAsyncChannel<LineFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
+        }
     }
 
     /// The socket's mode (0600 for one user), and its group for a system-wide daemon (0660 and a group).

@@ -3,8 +3,9 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// The daemon: the control server, the policy loop, the PulseAudio backend (unless told otherwise) and the
-/// configuration reloader, run as one service group that shuts down gracefully on SIGTERM and SIGINT.
+/// The daemon: the control server, the policy loop, the PulseAudio backend (unless told otherwise), the
+/// configuration reloader and, under systemd, its notifier, run as one service group that shuts down gracefully
+/// on SIGTERM and SIGINT.
 public enum Daemon {
     public static func run(_ options: DaemonOptions, logger: Logger = Logger(label: "audiosessiond")) async throws {
         let (inputs, feed) = AsyncStream<DaemonInput>.makeStream()
@@ -29,6 +30,14 @@ public enum Daemon {
         if let state {
             logger.notice("state in \(state.path): silent switch \(settings.silentSwitch.rawValue), screen \(screenLocked ? "locked" : "unlocked"), selected output \(settings.selectedOutput?.rawValue ?? "none")")
         }
+        // Nil unless systemd listens (NOTIFY_SOCKET): then the others report to it how far they are.
+        let systemd = SystemdService.make(
+            options.systemd,
+            soundServer: options.soundServer,
+            inputs: feed,
+            outboxes: outboxes,
+            logger: logger
+        )
         var services: [any Service] = []
         var pulse: PulseService?
         if options.soundServer {
@@ -38,7 +47,8 @@ public enum Daemon {
                 rules: configuration.ports,
                 fadeMilliseconds: configuration.policy.duckFadeMs,
                 logger: logger,
-                journalPath: state?.file(JournalStreams.fileName)
+                journalPath: state?.file(JournalStreams.fileName),
+                connectionChanged: { systemd?.soundServerConnected($0) }
             )
             services.append(pulse!)
         }
@@ -60,17 +70,33 @@ public enum Daemon {
                 path: options.socketPath,
                 mode: configuration.socketMode,
                 group: configuration.socketGroup,
+                listeningSocket: options.systemd.listeningSocket,
                 inputs: feed,
                 outboxes: outboxes,
                 logger: logger,
-                ready: options.onReady
+                ready: { [onReady = options.onReady] in
+                    onReady?()
+                    systemd?.socketListening()
+                }
             )
         )
-        if let path = options.configurationPath {
-            services.append(ConfigurationReloader(path: path, inputs: feed, pulse: pulse, logger: logger))
+        if options.systemd.passedDescriptorCount > 1 {
+            logger.warning("systemd passed \(options.systemd.passedDescriptorCount) sockets; serving the first only")
         }
-        // Shut down in reverse: stop reloading and taking requests, stop deciding, then give every stream back
-        // its user's values.
+        if let path = options.configurationPath {
+            services.append(
+                ConfigurationReloader(
+                    path: path,
+                    inputs: feed,
+                    pulse: pulse,
+                    logger: logger,
+                    reloading: { systemd?.reloading($0) }
+                )
+            )
+        }
+        if let systemd { services.append(systemd) }
+        // Shut down in reverse: tell systemd (STOPPING=1), stop reloading and taking requests, stop deciding, then
+        // give every stream back its user's values.
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },

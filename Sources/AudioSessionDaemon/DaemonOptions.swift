@@ -21,6 +21,8 @@ public struct DaemonOptions: Sendable {
     public var stateDirectory: String?
     /// How many events the event log keeps (the last `eventLogLimit / 2` to `eventLogLimit`); 0: no event log.
     public var eventLogLimit: Int
+    /// What systemd passed: where to notify it, its watchdog, the listening socket (`SystemdEnvironment.take()`).
+    public var systemd: SystemdEnvironment
 
     public init(
         socketPath: String? = nil,
@@ -30,7 +32,8 @@ public struct DaemonOptions: Sendable {
         soundServer: Bool = true,
         onReady: (@Sendable () -> Void)? = nil,
         stateDirectory: String? = nil,
-        eventLogLimit: Int = 10_000
+        eventLogLimit: Int = 10_000,
+        systemd: SystemdEnvironment = SystemdEnvironment()
     ) {
         self.stateDirectory = stateDirectory
         self.eventLogLimit = eventLogLimit
@@ -40,6 +43,7 @@ public struct DaemonOptions: Sendable {
         self.pulseServer = pulseServer
         self.soundServer = soundServer
         self.onReady = onReady
+        self.systemd = systemd
     }
 
     /// `$XDG_RUNTIME_DIR/audiosessiond/control`, or under /tmp for a user without a runtime directory.

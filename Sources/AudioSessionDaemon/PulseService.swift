@@ -24,6 +24,9 @@ final class PulseService: Service, StreamEnforcer {
     /// loop takes all there are in one turn (`.verdicts`), so one stream-journal write covers them.
     private let pendingVerdicts = Mutex<[(StreamOrigin, StreamVerdict)]>([])
     private let shuttingDown = Atomic<Bool>(false)
+    /// Told true once connected with the inventory reported, false when the connection is lost: readiness for
+    /// systemd.
+    private let connectionChanged: (@Sendable (_ connected: Bool) -> Void)?
 
     init(
         server: String?,
@@ -31,7 +34,8 @@ final class PulseService: Service, StreamEnforcer {
         rules: PortRules = .standard,
         fadeMilliseconds: Int,
         logger: Logger,
-        journalPath: String? = nil
+        journalPath: String? = nil,
+        connectionChanged: (@Sendable (_ connected: Bool) -> Void)? = nil
     ) {
         self.journalPath = journalPath
         self.server = server
@@ -39,6 +43,7 @@ final class PulseService: Service, StreamEnforcer {
         self.rules = Mutex(rules)
         self.fadeMilliseconds = fadeMilliseconds
         self.logger = logger
+        self.connectionChanged = connectionChanged
     }
 
     /// New port rules (a reload): the devices there now are mapped again.
@@ -100,6 +105,7 @@ final class PulseService: Service, StreamEnforcer {
             if !lossReported {
                 logger.warning("sound server unavailable: \(reason); retrying")
                 inputs.yield(.sound(.serverLost(reason: reason)))
+                connectionChanged?(false)
                 lossReported = true
             }
             try? await Task.sleep(for: delay)
@@ -136,6 +142,7 @@ final class PulseService: Service, StreamEnforcer {
         inputs.yield(.sound(.serverConnected))
         do {
             try await session.takeInventory()
+            connectionChanged?(true)
             for await item in queue {
                 if try await session.handle(item) == .finished { return "shutting down" }
             }

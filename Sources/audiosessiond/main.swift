@@ -10,7 +10,7 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audiosessiond",
         abstract: "Audio session policy daemon: decides who plays, and enforces it on PulseAudio streams.",
-        discussion: "SIGHUP reloads the configuration file; SIGTERM and SIGINT stop the daemon, which first gives every stream back its user's volume and mute."
+        discussion: "SIGHUP reloads the configuration file; SIGTERM and SIGINT stop the daemon, which first gives every stream back its user's volume and mute. Under systemd (docs/SYSTEMD.md) it notifies NOTIFY_SOCKET (Type=notify, WatchdogSec=) and serves the socket systemd passes (LISTEN_FDS) instead of --socket."
     )
 
     @Option(help: "The control socket (default: the configuration's, else $XDG_RUNTIME_DIR/audiosessiond/control).")
@@ -61,6 +61,13 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
         LogOutput.bootstrap()
         var logger = Logger(label: "audiosessiond")
         logger.logLevel = logLevel ?? Logger.Level(rawValue: configuration.logLevel) ?? .info
+        let systemd: SystemdEnvironment
+        do {
+            systemd = try SystemdEnvironment.take()
+        } catch {
+            print("audiosessiond: \(error)")
+            throw ExitCode.failure
+        }
         try await Daemon.run(
             DaemonOptions(
                 socketPath: socket,
@@ -68,7 +75,8 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
                 configurationPath: config,
                 pulseServer: pulseServer,
                 soundServer: !noSoundServer,
-                stateDirectory: stateDir ?? StateDirectory.defaultPath()
+                stateDirectory: stateDir ?? StateDirectory.defaultPath(),
+                systemd: systemd
             ),
             logger: logger
         )

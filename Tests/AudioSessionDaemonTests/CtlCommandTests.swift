@@ -96,7 +96,9 @@ import Testing
                 return daemon.ctl(["watch", "--count", "2"], output: &sink, errors: &errors)
             }
             let switched = try await onThread {
-                while !output.value.contains("silent switch: ring") { usleep(10_000) }
+                // Waits (at most 30 s) for watch's first view before changing something it must redraw.
+                let deadline = ContinuousClock.now + .seconds(30)
+                while !output.value.contains("silent switch: ring") && ContinuousClock.now < deadline { usleep(10_000) }
                 return daemon.ctl(["switch", "silent"])
             }
             return (try await watched, switched)
