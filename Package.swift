@@ -69,6 +69,11 @@ let package = Package(
         .executableTarget(name: "audiosessionctl", dependencies: ["AudioSessionCLI"]),
         // What tests and benchmarks share: a seeded random generator, private sound servers.
         .target(name: "AudioSessionTestSupport"),
+        // The daemon against PulseAudio's own modules, side by side on private servers (docs/BENCHMARKS.md).
+        .executableTarget(
+            name: "DaemonBenchmark",
+            dependencies: ["PulseBackend", "AudioSessionTestSupport", "AudioSessionProtocol", "CPulse"]
+        ),
         // Prints engine throughput and state size; run with `make bench` (release mode).
         .executableTarget(name: "PolicyBenchmark", dependencies: ["AudioSessionPolicy", "AudioSessionTestSupport"]),
         .testTarget(name: "AudioSessionPolicyTests", dependencies: ["AudioSessionPolicy", "AudioSessionTestSupport"]),

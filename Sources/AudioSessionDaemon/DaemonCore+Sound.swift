@@ -79,10 +79,13 @@ extension DaemonCore {
     /// A stream's session: the one its `audiosession.id` names, else the one of the client whose process plays
     /// it, else an unaware app's, classified by the rules.
     private mutating func session(for stream: SoundStream) -> SessionID {
-        if let id = stream.properties["audiosession.id"].flatMap(Int.init), sessionOwners[SessionID(id)] != nil {
+        let namedSession = stream.properties["audiosession.id"].flatMap(Int.init)
+        if let id = namedSession, sessionOwners[SessionID(id)] != nil {
             return SessionID(id)
         }
-        if let pid = stream.properties["application.process.id"].flatMap(Int32.init),
+        // A stream that names a session that has ended is not given to another session of the same process:
+        // it becomes an unaware app's.
+        if namedSession == nil, let pid = stream.properties["application.process.id"].flatMap(Int32.init),
             let owner = clients.values.first(where: { $0.peer.processID == pid && $0.session != nil })
         {
             return owner.session!

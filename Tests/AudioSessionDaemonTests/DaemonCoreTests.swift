@@ -162,3 +162,18 @@ extension DaemonCoreTests {
         #expect(replies.first?.result?.state?.state == .inactive)
     }
 }
+
+extension DaemonCoreTests {
+    @Test func aStreamNamingAnEndedSessionBecomesAnUnawareAppsNotAnotherSessionOfTheSameProcess() {
+        var core = Self.core()
+        let sibling = ClientID(rawValue: 9)
+        _ = core.handle(.clientConnected(sibling, ClientPeer(processID: 100, userID: Self.owner, processName: "music")))
+        _ = core.handle(.request(Self.music, Self.request(.hello)))
+        _ = core.handle(.request(sibling, Self.request(.hello)))
+        _ = core.handle(.clientDisconnected(Self.music))
+        let orphan = SoundStream(origin: .sinkInput(3), direction: .output, properties: ["audiosession.id": "1", "application.process.id": "100", "media.role": "music"], isRunning: true)
+        _ = core.handle(.sound(.streamSeen(orphan)))
+        #expect(core.engine.streamIDs(of: SessionID(2)).isEmpty)
+        #expect(core.unawareSessions.count == 1)
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// The configurations of benchmarks 1 and 3, in the order their trials run.
+enum Contender: Int, CaseIterable {
+    case daemon, module, floorSequential, floorPipelined
+
+    var name: String {
+        switch self {
+        case .daemon: "audiosessiond"
+        case .module: "module-role-cork"
+        case .floorSequential: "floor, awaited writes"
+        case .floorPipelined: "floor, pipelined writes"
+        }
+    }
+}
+
+/// The command line: `--quick` (a few trials, to try the benchmark out), `--daemon PATH` (another daemon
+/// binary), `--daemon-arg ARG` (repeatable: an argument added to the daemon's, e.g. `--log-level=warning`).
+struct Options {
+    var quick = false
+    var daemon: String?
+    var daemonArguments: [String] = []
+
+    init(_ arguments: ArraySlice<String>) {
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--quick": quick = true
+            case "--daemon": daemon = rest.popFirst()
+            case "--daemon-arg": rest.popFirst().map { daemonArguments.append($0) }
+            default:
+                print("usage: DaemonBenchmark [--quick] [--daemon PATH] [--daemon-arg ARG]...")
+                exit(2)
+            }
+        }
+    }
+}
+
+struct Results {
+    var unaware: [Int: [Timings]] = [:]
+    /// CPU milliseconds per call (the mute and, after it, the unmute) for the daemon and the floor client.
+    var cpuPerCall: [Int: (daemon: Double?, floor: Double?)] = [:]
+    var activate: [Int: (daemon: Timings, module: Timings, moduleFromOpen: Timings)] = [:]
+    var startup: [Double] = []
+    var idle: Memory?
+    var connected: Memory?
+    var loaded: Memory?
+    var sessions = 0
+    var fileLimit: UInt64 = 0
+}

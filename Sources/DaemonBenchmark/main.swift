@@ -1,0 +1,66 @@
+import Foundation
+
+// The daemon against module-role-cork on real private PulseAudio servers, and the daemon's memory and start-up
+// time. Figures are printed, never asserted. The machine is small and noisy, so the contenders run side by side
+// in the same run and their trials alternate. See docs/BENCHMARKS.md.
+//   swift build -c release && swift run -c release DaemonBenchmark [--quick] [--daemon PATH] [--daemon-arg ARG]...
+
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--reactor" {
+    await reactorMain(server: CommandLine.arguments[2])
+}
+Cleanup.installSignalHandling()
+let options = Options(CommandLine.arguments.dropFirst())
+let quick = options.quick
+let fileLimit = raiseFileLimit()
+
+/// This binary, and the daemon: the one built beside it unless `--daemon` names another.
+let benchmarkPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+let daemonPath = options.daemon
+    ?? URL(fileURLWithPath: benchmarkPath).deletingLastPathComponent().appendingPathComponent("audiosessiond").path
+guard FileManager.default.isExecutableFile(atPath: daemonPath) else {
+    print("no daemon at \(daemonPath): build it in the same configuration first, `swift build -c release`")
+    exit(2)
+}
+let daemonArguments = options.daemonArguments
+
+let sizes = [1, 10, 100]
+let unawareTrials = quick ? [1: 5, 10: 3, 100: 3] : [1: 60, 10: 40, 100: 40]
+let activateTrials = quick ? [1: 3, 10: 3, 100: 3] : [1: 50, 10: 40, 100: 40]
+let startupRuns = quick ? 3 : 15
+let sessionCount = 1_000
+
+func run() async throws -> Results {
+    var results = Results()
+    var completed = false
+    results.fileLimit = fileLimit
+    let began = ContinuousClock.now
+    progress("starting three private PulseAudio servers: audiosessiond's, module-role-cork's, the floor client's")
+    let daemonRig = try await Rig.start("daemon")
+    defer { daemonRig.shutDown(keepingLogs: !completed) }
+    let moduleRig = try await Rig.start("module", extraModules: [Rig.roleCork])
+    defer { moduleRig.shutDown(keepingLogs: !completed) }
+    let floorRig = try await Rig.start("floor")
+    defer { floorRig.shutDown(keepingLogs: !completed) }
+    try await daemonRig.startDaemon(daemonPath, arguments: daemonArguments)
+    try await floorRig.startReactor(benchmarkPath)
+
+    try await measureUnawareCalls(daemonRig, moduleRig, floorRig, into: &results)
+    floorRig.shutDown()
+    try await measureActivation(daemonRig, moduleRig, into: &results)
+    moduleRig.shutDown()
+    daemonRig.stopDaemon()
+    try await measureMemoryAndStartup(daemonRig, into: &results)
+    progress("done in \(ms(milliseconds(.now - began)))")
+    completed = true
+    return results
+}
+
+do {
+    let results = try await run()
+    Cleanup.runAll()
+    report(results)
+} catch {
+    Cleanup.runAll()
+    print("benchmark failed: \(error)\n(logs of the servers and the daemon: \(Rig.logDirectory))")
+    exit(1)
+}
