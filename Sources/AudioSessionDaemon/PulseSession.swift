@@ -269,15 +269,47 @@ struct PulseSession {
             fades[origin] = nil
             planned.append((origin, before, ledger.apply(verdict, to: origin, device: device)))
         }
+        // The writes of the turn are issued together (each stream's in order) and awaited together: one round
+        // trip for the turn instead of one per write, and still no report is read before they are all done.
+        var writesByStream: [[StreamLedger.Write]] = []
+        var fading: [StreamOrigin] = []
         for (origin, before, writes) in planned {
+            var direct: [StreamLedger.Write] = []
             for write in writes {
                 if case .volume(_, let target) = write, let before, fadeMilliseconds > 0, origin.isSinkInput {
                     startFade(origin, from: before, to: target)
                 } else {
-                    await perform(write)
+                    journalAhead(of: write)
+                    if case .volume(let origin, let volume) = write { ledger.noteWritten(volume, for: origin) }
+                    direct.append(write)
                 }
             }
-            if let fade = fades[origin] { await continueFade(origin, fade.id) }
+            if !direct.isEmpty { writesByStream.append(direct) }
+            if fades[origin] != nil { fading.append(origin) }
+        }
+        let connection = connection
+        let logger = logger
+        await withTaskGroup(of: Void.self) { group in
+            for writes in writesByStream {
+                group.addTask {
+                    for write in writes {
+                        do { try await Self.issue(write, on: connection) } catch { logger.debug("\(write) failed: \(error)") }
+                    }
+                }
+            }
+        }
+        for origin in fading { if let fade = fades[origin] { await continueFade(origin, fade.id) } }
+    }
+
+    private static func issue(_ write: StreamLedger.Write, on connection: PulseConnection) async throws {
+        switch write {
+        case .volume(.sinkInput(let index), let volume): try await connection.setSinkInputVolume(index, volume)
+        case .volume(.sourceOutput(let index), let volume): try await connection.setSourceOutputVolume(index, volume)
+        case .mute(.sinkInput(let index), let muted): try await connection.setSinkInputMute(index, muted)
+        case .mute(.sourceOutput(let index), let muted): try await connection.setSourceOutputMute(index, muted)
+        case .move(.sinkInput(let index), let sink): try await connection.moveSinkInput(index, toSink: sink)
+        case .move(.sourceOutput(let index), let source): try await connection.moveSourceOutput(index, toSource: source)
+        case .volume(.client, _), .mute(.client, _), .move(.client, _): break
         }
     }
 
@@ -303,20 +335,9 @@ struct PulseSession {
 
     private mutating func perform(_ write: StreamLedger.Write) async {
         journalAhead(of: write)
+        if case .volume(let origin, let volume) = write { ledger.noteWritten(volume, for: origin) }
         do {
-            switch write {
-            case .volume(.sinkInput(let index), let volume):
-                ledger.noteWritten(volume, for: .sinkInput(index))
-                try await connection.setSinkInputVolume(index, volume)
-            case .volume(.sourceOutput(let index), let volume):
-                ledger.noteWritten(volume, for: .sourceOutput(index))
-                try await connection.setSourceOutputVolume(index, volume)
-            case .mute(.sinkInput(let index), let muted): try await connection.setSinkInputMute(index, muted)
-            case .mute(.sourceOutput(let index), let muted): try await connection.setSourceOutputMute(index, muted)
-            case .move(.sinkInput(let index), let sink): try await connection.moveSinkInput(index, toSink: sink)
-            case .move(.sourceOutput(let index), let source): try await connection.moveSourceOutput(index, toSource: source)
-            case .volume(.client, _), .mute(.client, _), .move(.client, _): break
-            }
+            try await Self.issue(write, on: connection)
         } catch {
             // The stream may have gone meanwhile; its removal event follows.
             logger.debug("\(write) failed: \(error)")
