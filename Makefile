@@ -19,7 +19,7 @@ UNITS = audiosessiond.service audiosessiond.socket
 DOCS = README.md $(wildcard docs/*.md)
 SUBSTITUTE = sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' -e 's|@docdir@|$(DOCDIR)|g'
 
-.PHONY: all deps build run test bench clean install uninstall
+.PHONY: all deps build run test bench bench-daemon clean install uninstall
 
 all: build
 
@@ -46,6 +46,11 @@ test: deps
 bench: deps
 	$(SWIFT) build -c release --product PolicyBenchmark
 	.build/release/PolicyBenchmark
+
+# The daemon against PulseAudio's own modules on private servers, about 100 s (docs/BENCHMARKS.md).
+bench-daemon: deps
+	$(SWIFT) build -c release
+	.build/release/DaemonBenchmark
 
 clean:
 	rm -rf .build
