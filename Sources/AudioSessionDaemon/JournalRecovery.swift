@@ -44,36 +44,26 @@ struct JournalRecovery {
 
     private func recover(_ entry: JournalStreamEntry, _ report: inout Report) async {
         do {
-            switch entry.kind {
-            case .sinkInput:
-                guard let stream = try await connection.sinkInput(entry.index), entry.isSameStream(stream.properties)
-                else {
-                    return await streamEnded(entry, &report)
-                }
-                let writes = try await restore(
-                    entry,
-                    volume: stream.volume,
-                    muted: stream.muted,
-                    device: stream.sinkIndex
-                )
-                report.writes += writes
-                if writes > 0 { report.restored += 1 } else { report.skipped += 1 }
-            case .sourceOutput:
-                guard let stream = try await connection.sourceOutput(entry.index), entry.isSameStream(stream.properties)
-                else {
-                    return await streamEnded(entry, &report)
-                }
-                let writes = try await restore(
-                    entry,
-                    volume: stream.volume,
-                    muted: stream.muted,
-                    device: stream.sourceIndex
-                )
-                report.writes += writes
-                if writes > 0 { report.restored += 1 } else { report.skipped += 1 }
+            guard let current = try await currentValues(of: entry), entry.isSameStream(current.properties) else {
+                return await streamEnded(entry, &report)
             }
+            let writes = try await restore(entry, volume: current.volume, muted: current.muted, device: current.device)
+            report.writes += writes
+            if writes > 0 { report.restored += 1 } else { report.skipped += 1 }
         } catch {
             logger.warning("stream journal: \(entry.kind.rawValue) \(entry.index) not restored: \(error)")
+        }
+    }
+
+    /// What the server reports of the entry's stream now; nil when there is no such stream.
+    private func currentValues(
+        of entry: JournalStreamEntry
+    ) async throws -> (volume: PulseVolume, muted: Bool, device: UInt32, properties: [String: String])? {
+        switch entry.kind {
+        case .sinkInput:
+            try await connection.sinkInput(entry.index).map { ($0.volume, $0.muted, $0.sinkIndex, $0.properties) }
+        case .sourceOutput:
+            try await connection.sourceOutput(entry.index).map { ($0.volume, $0.muted, $0.sourceIndex, $0.properties) }
         }
     }
 
