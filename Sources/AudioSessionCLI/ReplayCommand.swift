@@ -1,12 +1,17 @@
 import ArgumentParser
 import AudioSessionScenario
 
-/// `audiosessionctl replay FILE|DIR...`: replays scenarios against the engine; exits 0 only if all pass.
+/// `audiosessionctl replay [--live] FILE|DIR...`: replays scenarios against the engine, or against the running
+/// daemon with real streams; exits 0 only if none fails.
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
-        abstract: "Replay scenario files against the policy engine.",
-        discussion: "Directories are searched for *.yaml files. Exits 0 only when every scenario passes."
+        abstract: "Replay scenario files against the policy engine, or live against the running daemon.",
+        discussion: """
+            Directories are searched for *.yaml files. Exits 0 only when every scenario passes. With --live, each \
+            scenario is played with real streams on the daemon's sound server and checked against what the daemon \
+            and the server report; scenarios that cannot run live are skipped with their reason.
+            """
     )
 
     @Argument(help: "Scenario files or directories.")
@@ -18,7 +23,34 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "With the timeline, say why each session is as it is; on failure, always shown.")
     var explain = false
 
+    @Flag(help: "Replay against the running daemon, with real streams on its sound server.")
+    var live = false
+
+    @Option(help: ArgumentHelp("With --live: the daemon's control socket.", valueName: "path"))
+    var socket: String?
+
+    @Option(help: ArgumentHelp("With --live: the daemon's sound server (default: $PULSE_SERVER).", valueName: "addr"))
+    var pulseServer: String?
+
+    func validate() throws {
+        if !live && (socket != nil || pulseServer != nil) {
+            throw ValidationError("--socket and --pulse-server go with --live")
+        }
+    }
+
     func run() throws {
+        if live {
+            var options = LiveReplayOptions(socket: socket ?? ConnectionOptions.defaultSocketPath)
+            if let pulseServer { options.pulseServer = pulseServer }
+            let passed = try LiveReplay.runBlocking(
+                paths: paths,
+                options: options,
+                timeline: timeline,
+                explain: explain
+            )
+            if !passed { throw ExitCode.failure }
+            return
+        }
         var output = StandardOutput()
         let passed = try Replay.run(paths: paths, timeline: timeline, explain: explain, to: &output)
         if !passed { throw ExitCode.failure }

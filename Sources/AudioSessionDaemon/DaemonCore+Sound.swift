@@ -24,7 +24,16 @@ extension DaemonCore {
             effects.append(.log("sound server lost: \(reason)"))
             run(.mediaServicesLost)
         case .inventoryTaken: restoreOutputSelection()
-        case .portAvailable(let port): run(.portConnected(port))
+        case .portAvailable(let port):
+            run(.portConnected(port))
+            // A device of a port streams are already routed to (headsetMic after its headset, the source of a
+            // Bluetooth hands-free device after its sink): the engine's routes did not change, so it sent no
+            // verdict; the streams are moved to the device now.
+            for (origin, stream) in streamIDs where !origin.isClient {
+                if let verdict = engine.verdict(of: stream), verdict.port == port {
+                    effects.append(.enforce(origin, verdict))
+                }
+            }
         case .portGone(let port): run(.portDisconnected(port))
         case .outputSelectedByUser(let port): run(.outputSelected(port))
         case .streamSeen(let stream):

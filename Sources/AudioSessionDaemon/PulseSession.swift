@@ -169,6 +169,9 @@ struct PulseSession {
         guard let current, current != defaultSink, let previous = defaultSink,
             devices.sink(named: previous) != nil, let chosen = devices.sink(named: current)
         else { return }
+        // PulseAudio announces the new default before the removal of the old one: a previous default that is
+        // gone by now was replaced by the server, not by the user.
+        guard try await connection.sinks().contains(where: { $0.name == previous }) else { return }
         tell(.outputSelectedByUser(chosen.device.port))
     }
 
@@ -180,10 +183,13 @@ struct PulseSession {
         savedBeforePolicy[origin] = .some(try? await connection.streamRestoreEntry(key))
     }
 
+    /// A record stream's report; one the server moved by itself is held muted as a playback stream is, and
+    /// likewise asked about again if the policy does not speak.
     private mutating func report(_ output: PulseSourceOutput) async {
         let origin = StreamOrigin.sourceOutput(output.index)
-        let (_, writes) = ledger.observe(origin, volume: output.volume, muted: output.muted, device: output.sourceIndex, restoreKey: output.properties["module-stream-restore.id"])
+        let (observation, writes) = ledger.observe(origin, volume: output.volume, muted: output.muted, device: output.sourceIndex, restoreKey: output.properties["module-stream-restore.id"])
         for write in writes { await perform(write) }
+        if observation == .movedByServer { holdAfterMove(origin) }
         reportStream(SoundStream(origin: origin, direction: .input, properties: output.properties, isRunning: !output.corked))
     }
 
@@ -198,13 +204,18 @@ struct PulseSession {
         if observation == .movedByServer {
             fades[origin] = nil
             logger.info("\(origin) moved by the server: held muted \(ContinuousClock.now - seen) after the report")
-            let work = work
-            Task {
-                try? await Task.sleep(for: Self.holdAfterMove)
-                work.yield(.holdExpired(origin))
-            }
+            holdAfterMove(origin)
         }
         reportStream(SoundStream(origin: origin, direction: .output, properties: input.properties, isRunning: !input.corked))
+    }
+
+    /// Asks the policy again about a stream held muted after the server moved it, if it has not spoken by then.
+    private func holdAfterMove(_ origin: StreamOrigin) {
+        let work = work
+        Task {
+            try? await Task.sleep(for: Self.holdAfterMove)
+            work.yield(.holdExpired(origin))
+        }
     }
 
     /// Tells the policy of a stream, except that a running stream that corks is reported paused only once it

@@ -102,7 +102,10 @@ struct StreamLedger: Sendable {
             }
         }
         var observation = Observation.nothingNew
-        if device != entry.device {
+        // PipeWire reports no device (PA_INVALID_INDEX) while it links a stream, new or moving: that is no move.
+        if entry.device == Self.noDevice {
+            entry.device = device
+        } else if device != entry.device && device != Self.noDevice {
             entry.device = device
             if device != entry.requestedDevice {
                 observation = .movedByServer
@@ -116,6 +119,9 @@ struct StreamLedger: Sendable {
         entries[origin] = entry
         return (observation, writes)
     }
+
+    /// What the server reports as the device of a stream that is on none (`PA_INVALID_INDEX`).
+    static let noDevice = UInt32.max
 
     /// The stream is gone. Returns its entry if the policy had something in force or had moved it, so the
     /// caller can put the user's values back into the server's saved stream state.

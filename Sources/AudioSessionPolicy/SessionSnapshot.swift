@@ -46,4 +46,31 @@ public struct SessionSnapshot: Hashable, Sendable {
     public var secondaryAudioShouldBeSilencedHint: Bool
     /// The sessions that caused its interruption, while it is interrupted.
     public var interruptedBy: [SessionID]
+
+    /// A snapshot from its parts, for sessions observed elsewhere (a live replay reads them from the daemon).
+    public init(
+        id: SessionID, appName: String, category: Category, mode: Mode, options: CategoryOptions, isCall: Bool,
+        isUnaware: Bool, state: SessionState, stateReason: Reason, appState: AppState, output: OutputSummary,
+        outputReason: Reason?, input: InputSummary, route: Route, routeReason: Reason?, isOtherAudioPlaying: Bool,
+        secondaryAudioShouldBeSilencedHint: Bool, interruptedBy: [SessionID]
+    ) {
+        self.id = id
+        self.appName = appName
+        self.category = category
+        self.mode = mode
+        self.options = options
+        self.isCall = isCall
+        self.isUnaware = isUnaware
+        self.state = state
+        self.stateReason = stateReason
+        self.appState = appState
+        self.output = output
+        self.outputReason = outputReason
+        self.input = input
+        self.route = route
+        self.routeReason = routeReason
+        self.isOtherAudioPlaying = isOtherAudioPlaying
+        self.secondaryAudioShouldBeSilencedHint = secondaryAudioShouldBeSilencedHint
+        self.interruptedBy = interruptedBy
+    }
 }

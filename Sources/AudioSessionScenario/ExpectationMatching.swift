@@ -1,15 +1,15 @@
 import AudioSessionPolicy
 
 /// One field of an `expect` that does not hold.
-struct Mismatch {
-    var field: String
-    var expected: String
-    var actual: String
+public struct Mismatch: Sendable {
+    public var field: String
+    public var expected: String
+    public var actual: String
 }
 
 extension SessionExpectation {
     /// The fields that differ from the session as it is.
-    func mismatches(in snapshot: SessionSnapshot) -> [Mismatch] {
+    public func mismatches(in snapshot: SessionSnapshot) -> [Mismatch] {
         var found: [Mismatch] = []
         func compare<Value: Equatable>(_ field: String, _ expected: Value?, _ actual: Value, _ text: (Value) -> String)
         {
@@ -35,9 +35,9 @@ extension SessionExpectation {
 
 /// Section 7: the notifications since the previous `expect` must be exactly the expected ones, in order for
 /// each session, in any order across sessions.
-enum NotificationMatcher {
+public enum NotificationMatcher {
     /// Nil when they match; otherwise what is wrong.
-    static func mismatch(expected: [ExpectedNotification], sent: [SentNotification], names: SessionNames) -> String? {
+    public static func mismatch(expected: [ExpectedNotification], sent: [SentNotification], names: SessionNames) -> String? {
         var sentBySession: [String: [SessionNotification]] = [:]
         for notification in sent {
             sentBySession[names.name(of: notification.session), default: []].append(notification.notification)
@@ -69,7 +69,7 @@ enum NotificationMatcher {
     }
 
     /// An expected notification in the same words as a sent one.
-    static func format(_ expected: ExpectedNotification) -> String {
+    public static func format(_ expected: ExpectedNotification) -> String {
         let text =
             switch expected.kind {
             case .interruptionBegan: "interruption began"

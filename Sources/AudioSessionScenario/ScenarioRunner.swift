@@ -193,10 +193,16 @@ public struct ScenarioRunner {
 }
 
 /// A notification the engine sent, kept until the next `expect`.
-struct SentNotification {
-    var session: SessionID
-    var notification: SessionNotification
-    var reason: Reason
+public struct SentNotification: Sendable {
+    public var session: SessionID
+    public var notification: SessionNotification
+    public var reason: Reason
+
+    public init(session: SessionID, notification: SessionNotification, reason: Reason) {
+        self.session = session
+        self.notification = notification
+        self.reason = reason
+    }
 }
 
 /// Scenario session names and the IDs the runner gives them: sessions are numbered in declaration order, and
@@ -205,7 +211,7 @@ public struct SessionNames: Sendable {
     public let names: [String]
     private let ids: [String: SessionID]
 
-    init(_ names: [String]) {
+    public init(_ names: [String]) {
         self.names = names
         self.ids = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, SessionID($0)) })
     }

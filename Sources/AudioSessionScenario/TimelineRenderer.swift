@@ -20,7 +20,7 @@ public enum TimelineRenderer {
             if explain {
                 for (column, snapshot) in row.sessions.enumerated()
                 where previousCells.count <= column || previousCells[column] != cells[column] {
-                    lines += result.explainer.explain(snapshot)
+                    lines += row.explanations[snapshot.id] ?? result.explainer.explain(snapshot)
                 }
             }
             previousCells = cells

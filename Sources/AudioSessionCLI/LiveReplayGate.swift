@@ -1,0 +1,43 @@
+import AudioSessionPolicy
+import AudioSessionScenario
+
+/// What a live replay cannot do, found before touching the daemon: each answer is the reason printed with
+/// `skip FILE: reason`.
+enum LiveReplayGate {
+    /// Why `scenario` cannot run against a daemon that runs with `daemonConfig`; nil when it can.
+    static func reasonToSkip(_ scenario: Scenario, daemonConfig: PolicyConfig) -> String? {
+        if scenario.steps.contains(where: { $0.action == .mediaServicesLost || $0.action == .mediaServicesReset }) {
+            return "needs to kill the sound server (mediaServices steps)"
+        }
+        let differences = differences(scenario.config, daemonConfig)
+        if !differences.isEmpty {
+            return "sets policy config the running daemon does not have (\(differences.joined(separator: ", ")))"
+        }
+        for spec in scenario.sessions where spec.isUnaware {
+            let actions = scenario.steps.map(\.action)
+            if actions.contains(.play(spec.name)) && actions.contains(.record(spec.name)) {
+                return "the unaware app \(spec.name) both plays and records: the daemon makes a session of each "
+                    + "direction, the engine one"
+            }
+        }
+        let device = LivePorts.Lists(outputs: scenario.device.outputs, inputs: scenario.device.inputs)
+        if LivePorts.plugOrder(for: device) == nil {
+            return "no real devices make the device lists (\(device)): a headset brings headsetMic, and bluetoothHFP "
+                + "and usbAudio are both an output and an input"
+        }
+        return nil
+    }
+
+    /// The config keys whose values differ, as `key: scenario's value`.
+    static func differences(_ wanted: PolicyConfig, _ daemon: PolicyConfig) -> [String] {
+        var found: [String] = []
+        if wanted.duckLevel != daemon.duckLevel { found.append("duckLevel: \(wanted.duckLevel)") }
+        if wanted.duckFadeMs != daemon.duckFadeMs { found.append("duckFadeMs: \(wanted.duckFadeMs)") }
+        if wanted.graceMs != daemon.graceMs { found.append("graceMs: \(wanted.graceMs)") }
+        if wanted.callExemptApps != daemon.callExemptApps {
+            found.append("callExemptApps: [\(wanted.callExemptApps.joined(separator: ", "))]")
+        }
+        if wanted.rules != daemon.rules { found.append("rules") }
+        return found
+    }
+}

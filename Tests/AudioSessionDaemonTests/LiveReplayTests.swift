@@ -1,0 +1,149 @@
+import AudioSessionPolicy
+import AudioSessionScenario
+import AudioSessionTestSupport
+import Foundation
+import Testing
+
+@testable import AudioSessionCLI
+
+/// `audiosessionctl replay --live`: every scenario that can run live, replayed against a real daemon on a private
+/// PulseAudio and a private PipeWire with real streams, each `expect` checked against what the daemon and the
+/// server report. Each file gets a fresh server and daemon, so no file sees another's leftovers (WirePlumber, for
+/// one, remembers each app's stream volume and mute). About 2.5 minutes for both servers on 2 cores.
+@Suite(.serialized) struct LiveReplayTests {
+    static let directory = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appending(path: "Scenarios").path
+
+    static let allFiles: [String] = ((try? ScenarioLoader.scenarioFiles(in: [directory])) ?? [])
+        .map { URL(filePath: $0).lastPathComponent }
+
+    /// The files that can run live; `skipsAreReported` checks what becomes of the others.
+    static let liveFiles = allFiles.filter { LiveReplay.outcomeWithoutDaemon(file: path($0)) == nil }
+
+    static func path(_ file: String) -> String { directory + "/" + file }
+
+    @Test(arguments: liveFiles)
+    func replaysLiveOnPulseAudio(_ file: String) async throws {
+        try await replay(file, on: .pulseaudio)
+    }
+
+    @Test(arguments: liveFiles)
+    func replaysLiveOnPipeWire(_ file: String) async throws {
+        try await replay(file, on: .pipewire)
+    }
+
+    /// A scenario with `mediaServices:` is skipped with its reason, counted apart, and fails nothing.
+    @Test func skipsAreReported() async throws {
+        let live = try await ReplayDaemon(.pulseaudio)
+        defer { live.stop() }
+        let media = "m-lost-and-reset-notify-every-session.yaml"
+        var output = ""
+        let passed = try await LiveReplay.run(
+            paths: [Self.path(media), Self.path("c-new-session-is-inactive-solo-ambient-with-no-options.yaml")],
+            options: live.options,
+            timeline: false,
+            explain: false,
+            to: &output
+        )
+        #expect(passed, "\(output)")
+        #expect(output.contains("skip \(Self.path(media)): needs to kill the sound server (mediaServices steps)"))
+        #expect(output.hasSuffix("1 passed, 0 failed, 1 skipped\n"), "\(output)")
+    }
+
+    @Test func whatCannotRunLiveIsFoundWithoutADaemon() throws {
+        let skipped = Self.allFiles.filter {
+            if case .skipped = LiveReplay.outcomeWithoutDaemon(file: Self.path($0)) { return true }
+            return false
+        }
+        #expect(
+            skipped.sorted() == [
+                "a-screen-reader-is-exempt-during-a-call.yaml", "m-lost-and-reset-notify-every-session.yaml",
+                "m-nothing-activates-while-media-services-are-lost.yaml",
+                "m-reset-ends-interruptions-without-ended.yaml",
+                "o-recording-silences-other-output-but-not-a-call.yaml",
+                "u-recording-stream-keeps-an-unaware-call-alive.yaml",
+            ]
+        )
+        let config = try ScenarioLoader.load(path: Self.path("u-recording-stream-keeps-an-unaware-call-alive.yaml"))
+        #expect(LiveReplayGate.reasonToSkip(config, daemonConfig: .standard)?.contains("graceMs: 1000") == true)
+    }
+
+    @Test func devicesArePluggedInAnOrderThatGivesTheDaemonTheListedPorts() {
+        typealias Lists = LivePorts.Lists
+        let headset = Lists(outputs: [.speaker, .headset], inputs: [.builtInMic, .headsetMic])
+        let order = LivePorts.plugOrder(for: headset)
+        #expect(
+            order?.map(\.description) == ["sink speaker", "sink headset", "source builtInMic", "source headsetMic"]
+        )
+        // A Bluetooth hands-free device is an output and an input: its source must come last for both lists.
+        let bluetooth = Lists(outputs: [.speaker, .bluetoothHFP], inputs: [.builtInMic, .bluetoothHFP])
+        var lists = Lists()
+        for device in LivePorts.plugOrder(for: bluetooth) ?? [] { lists.connect(device.port) }
+        #expect(lists == bluetooth)
+        #expect(LivePorts.plugOrder(for: Lists(outputs: [.speaker, .headset], inputs: [.builtInMic])) == nil)
+        #expect(LivePorts.plugOrder(for: Lists(outputs: [.speaker], inputs: [.usbAudio])) == nil)
+        #expect(LiveSoundServer.port(ofDeviceNamed: "bluetoothHFP-out", isSink: true) == .bluetoothHFP)
+        #expect(LiveSoundServer.port(ofDeviceNamed: "headphones-again2", isSink: true) == .headphones)
+        #expect(LiveSoundServer.port(ofDeviceNamed: "speaker.monitor", isSink: false) == nil)
+        #expect(LiveSoundServer.port(ofDeviceNamed: LiveSoundServer.holdName, isSink: true) == nil)
+    }
+
+    private func replay(_ file: String, on kind: PrivateSoundServer.Kind) async throws {
+        let live = try await ReplayDaemon(kind)
+        defer { live.stop() }
+        let outcome = try await LiveReplay.replay(file: Self.path(file), options: live.options)
+        let report: String? =
+            switch outcome {
+            case .replayed(let result) where result.passed: nil
+            case .replayed(let result): result.failures.map(\.description).joined(separator: "\n")
+            case .skipped(let reason): "skipped: \(reason)"
+            case .unreadable(let error): error
+            }
+        guard let report else { return }
+        let comment = Comment(rawValue: "\(file) on \(kind):\n\(report)\n\(live.logTail())")
+        Issue.record(comment)
+    }
+}
+
+/// A daemon on a private sound server, reached as `replay --live` reaches one: its socket and server address.
+final class ReplayDaemon: @unchecked Sendable {
+    let server: PrivateSoundServer
+    let socket: String
+    let process: Process
+
+    init(_ kind: PrivateSoundServer.Kind) async throws {
+        guard FileManager.default.isExecutableFile(atPath: LiveDaemon.daemonPath) else {
+            throw LiveTestError(
+                "no daemon binary at \(LiveDaemon.daemonPath): build every product first (`swift build`)"
+            )
+        }
+        server = try PrivateSoundServer.start(kind)
+        socket = server.directory + "/control"
+        // A state directory of its own: the daemon keeps the switch, the lock and the output pick there.
+        process = try server.spawn(
+            LiveDaemon.daemonPath,
+            ["--socket", socket, "--pulse-server", server.pulseServer, "--state-dir", server.directory + "/state"]
+        )
+        let socket = socket
+        try await eventually("the daemon listens on \(socket)") { (try? ControlConnection(path: socket)) != nil }
+    }
+
+    var options: LiveReplayOptions { LiveReplayOptions(socket: socket, pulseServer: server.pulseServer) }
+
+    /// The end of the daemon's log, for a failure's report.
+    func logTail(lines: Int = 40) -> String {
+        let logs = (try? FileManager.default.contentsOfDirectory(atPath: server.directory)) ?? []
+        guard let log = logs.first(where: { $0.hasSuffix("-audiosessiond.log") }),
+            let text = try? String(contentsOfFile: server.directory + "/" + log, encoding: .utf8)
+        else { return "" }
+        return "daemon log (last \(lines) lines):\n" + text.split(separator: "\n").suffix(lines).joined(separator: "\n")
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        server.stop()
+    }
+}
