@@ -8,6 +8,9 @@ let package = Package(
         .library(name: "AudioSessionPolicy", targets: ["AudioSessionPolicy"]),
         .library(name: "AudioSessionScenario", targets: ["AudioSessionScenario"]),
         .library(name: "AudioSessionProtocol", targets: ["AudioSessionProtocol"]),
+        .library(name: "AudioSessionClient", targets: ["AudioSessionClient"]),
+        .library(name: "AudioSessionPlayback", targets: ["AudioSessionPlayback"]),
+        .library(name: "AlsaBackend", targets: ["AlsaBackend"]),
         .executable(name: "audiosessionctl", targets: ["audiosessionctl"]),
         .executable(name: "audiosessiond", targets: ["audiosessiond"]),
     ],
@@ -28,6 +31,10 @@ let package = Package(
         ),
         // The messages of the control socket (newline-delimited JSON), shared by the daemon and its clients.
         .target(name: "AudioSessionProtocol", dependencies: ["AudioSessionPolicy"]),
+        // The library apps use to declare and activate their audio session (iOS's AVAudioSession, on a socket).
+        .target(name: "AudioSessionClient", dependencies: ["AudioSessionPolicy", "AudioSessionProtocol"]),
+        // How a player obeys its session, and the ALSA player and recorder that do so.
+.target(name: "AudioSessionPlayback", dependencies: ["AudioSessionClient", "AudioSessionPolicy", "AlsaBackend"]),
         // libpulse, as the system has it.
         .systemLibrary(
             name: "CPulse",
@@ -36,11 +43,21 @@ let package = Package(
         ),
         // One thin Swift layer over libpulse: a connection on one threaded mainloop, typed errors.
         .target(name: "PulseBackend", dependencies: ["CPulse"]),
+        // libasound (ALSA), as the system has it.
+        .systemLibrary(
+            name: "CAlsa",
+            pkgConfig: "alsa",
+            providers: [.apt(["libasound2-dev"])]
+        ),
+        // The one piece of ALSA that Swift cannot call: its error handler is a variadic C function.
+        .target(name: "CAlsaShim", dependencies: ["CAlsa"]),
+        // One thin Swift layer over libasound: PCM playback and capture, mixer, jack controls, WAV files, gain.
+        .target(name: "AlsaBackend", dependencies: ["CAlsa", "CAlsaShim"]),
         // The daemon: owns the engine, serves the control socket, enforces verdicts on PulseAudio streams.
         .target(
             name: "AudioSessionDaemon",
             dependencies: [
-                "AudioSessionPolicy", "AudioSessionScenario", "AudioSessionProtocol", "PulseBackend",
+                "AudioSessionPolicy", "AudioSessionScenario", "AudioSessionProtocol", "PulseBackend", "AlsaBackend",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -61,6 +78,8 @@ let package = Package(
             name: "AudioSessionCLI",
             dependencies: [
                 "AudioSessionPolicy", "AudioSessionScenario", "AudioSessionProtocol", "PulseBackend",
+                // `play` and `record`: the client library's ALSA player and recorder.
+                "AudioSessionClient", "AudioSessionPlayback", "AlsaBackend",
                 // `journal export` reads the daemon's event log.
                 "AudioSessionDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -82,7 +101,21 @@ let package = Package(
             dependencies: ["AudioSessionScenario", "AudioSessionCLI", "AudioSessionPolicy"],
             exclude: ["../Scenarios"]
         ),
+        .testTarget(
+            name: "AudioSessionClientTests",
+            dependencies: [
+                "AudioSessionClient", "AudioSessionDaemon", "AudioSessionCLI", "AudioSessionPolicy",
+                "AudioSessionProtocol", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "AudioSessionPlaybackTests", dependencies: ["AudioSessionPlayback"]),
         .testTarget(name: "PulseBackendTests", dependencies: ["PulseBackend", "AudioSessionTestSupport"]),
+        // Recorded `amixer contents` lists are read from the source tree, not bundled.
+        .testTarget(
+            name: "AlsaBackendTests",
+            dependencies: ["AlsaBackend", "AudioSessionTestSupport"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(
             name: "AudioSessionDaemonTests",
             dependencies: [

@@ -8,7 +8,8 @@ public struct AudioSessionCtl: ParsableCommand {
         subcommands: [
             StatusCommand.self, WatchCommand.self, SwitchCommand.self, LockCommand.self, UnlockCommand.self,
             ForegroundCommand.self, BackgroundCommand.self, RouteCommand.self, ExplainCommand.self, RunCommand.self,
-            ReplayCommand.self, JournalCommand.self,
+            ReplayCommand.self, JournalCommand.self, VolumeCommand.self, PlayCommand.self,
+            RecordCommand.self,
         ]
     )
 

@@ -9,6 +9,7 @@ enum StatusView {
         var lines = [
             "silent switch: \(status.silentSwitch.rawValue)   screen: \(status.screenLocked ? "locked" : "unlocked")"
                 + "   media services: \(status.mediaServicesAvailable ? "available" : "lost")"
+                + (status.volume.map { "   volume: \(VolumeLevel.percent($0))\(status.mixerMuted == true ? " (muted for the switch)" : "")" } ?? "")
         ]
         lines += portLines(status)
         lines.append("")

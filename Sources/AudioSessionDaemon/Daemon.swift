@@ -24,7 +24,7 @@ public enum Daemon {
             silentSwitch: settings.silentSwitch,
             screenLocked: screenLocked
         )
-        var core = DaemonCore(engine: engine, controlUserID: getuid())
+        var core = DaemonCore(engine: engine, controlUserID: getuid(), soundServer: options.soundServer)
         core.outputMemory.selection = settings.selectedOutput
         if !options.soundServer { core.restoreOutputSelection() }
         if let state {
@@ -52,6 +52,17 @@ public enum Daemon {
             )
             services.append(pulse!)
         }
+        // No sound server: the configuration's ALSA mixer control and jacks, when asked for.
+        var mixer: AlsaMixerService?
+        if options.alsa {
+            if let control = configuration.alsa.mixer {
+                mixer = AlsaMixerService(control: control, inputs: feed, logger: logger, journalPath: state?.file(AlsaMixerService.journalFileName))
+                services.append(mixer!)
+            }
+            if let card = configuration.alsa.jackCard {
+                services.append(AlsaJackService(card: card, settings: configuration.alsa, inputs: feed, logger: logger))
+            }
+        }
         services.append(
             PolicyService(
                 core: core,
@@ -59,6 +70,7 @@ public enum Daemon {
                 feedback: feed,
                 outboxes: outboxes,
                 enforcer: pulse,
+                mixer: mixer,
                 logger: logger,
                 keeper: state.map {
                     StateKeeper(directory: $0, settings: settings, eventLogLimit: options.eventLogLimit, logger: logger)

@@ -39,6 +39,7 @@ extension DaemonCore {
             guard let position = request.position else { return }
             controlRequest(request, client, .silentSwitch(position))
         case .setScreenLock: controlRequest(request, client, .screenLocked(request.locked ?? false))
+        case .setVolume: setVolume(request, client)
         case .setAppState:
             guard let session = resolve(request.session) else { return fail(request, client, unknownSession(request.session)) }
             controlRequest(request, client, .appState(session, request.state ?? .foreground))
@@ -66,11 +67,9 @@ extension DaemonCore {
         if request.call == true && !isPrivileged(record.peer) {
             return fail(request, client, ErrorBody(code: ProtocolError.Code.notPermitted.rawValue, message: "only user \(controlUserID) may declare a call", field: "call"))
         }
-        if let session = record.session {
-            return reply(request, client, state(of: session), session: session)
-        }
-        let session = createSession(for: client, app: request.app, isCall: request.call ?? false)
-        reply(request, client, state(of: session), session: session)
+        let session = record.session ?? createSession(for: client, app: request.app, isCall: request.call ?? false)
+        let result = ReplyResult(session: session.rawValue, state: state(of: session), soundServer: soundServer)
+        send(client, .reply(.success(request.id, result)))
     }
 
     /// The caller's session, created on its first session request with its process's name.
@@ -159,7 +158,7 @@ extension DaemonCore {
         send(client, .reply(.success(request.id, ReplyResult(session: session?.rawValue, state: state))))
     }
 
-    private mutating func fail(_ request: Request, _ client: ClientID, _ error: ErrorBody, _ state: SessionStateBody? = nil) {
+    mutating func fail(_ request: Request, _ client: ClientID, _ error: ErrorBody, _ state: SessionStateBody? = nil) {
         send(client, .reply(.failure(request.id, error, state.map { ReplyResult(state: $0) })))
     }
 

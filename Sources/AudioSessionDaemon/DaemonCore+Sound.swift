@@ -43,6 +43,8 @@ extension DaemonCore {
             if let stream = streamIDs[origin], let verdict = engine.verdict(of: stream) {
                 effects.append(.enforce(origin, verdict))
             }
+        case .mixerVolume(let volume): mixerVolumeSeen(volume)
+        case .mixerGone(let reason): mixerGone(reason)
         case .streamGone(let origin):
             waitingStreams[origin] = nil
             soundStreams[origin] = nil

@@ -57,7 +57,9 @@ extension DaemonCore {
             inputs: ports.inputs,
             selectedOutput: ports.selection,
             sessions: sessions.compactMap { state(of: $0) },
-            streams: streams
+            streams: streams,
+            volume: mixer?.volume,
+            mixerMuted: mixer?.heldMuted
         )
     }
 

@@ -8,6 +8,9 @@ struct DaemonCore: Sendable {
     var engine: PolicyEngine
     /// The daemon's own user: control requests need it (or root).
     let controlUserID: UInt32
+    /// Whether the daemon runs with a sound server and enforces verdicts on its streams itself; `hello` tells
+    /// clients, so that a player knows whether to apply ducking gain to its own samples.
+    let soundServer: Bool
     var clients: [ClientID: ClientRecord] = [:]
     var sessionNames: [SessionID: String] = [:]
     var sessionOwners: [SessionID: ClientID] = [:]
@@ -29,10 +32,13 @@ struct DaemonCore: Sendable {
     var outputMemory = StateOutputMemory()
     /// The engine events handled, for the event log (off unless the daemon keeps one).
     var recorder = JournalEventRecorder()
+    /// The ALSA mixer control, when the daemon runs one (no sound server); nil until it is opened.
+    var mixer: MixerState?
 
-    init(engine: PolicyEngine, controlUserID: UInt32) {
+    init(engine: PolicyEngine, controlUserID: UInt32, soundServer: Bool = true) {
         self.engine = engine
         self.controlUserID = controlUserID
+        self.soundServer = soundServer
     }
 
     /// Takes one input and returns what must be done about it.
@@ -57,6 +63,7 @@ struct DaemonCore: Sendable {
             effects.append(.log("configuration applied: duck level \(configuration.policy.duckLevel), fade \(configuration.policy.duckFadeMs) ms, grace \(configuration.policy.graceMs) ms, \(configuration.policy.rules.count) rules"))
         }
         noteOutputSelection()
+        holdMixerForSilentSwitch()
         publishStatusToWatchers()
         return effects
     }

@@ -48,6 +48,10 @@ enum SoundFact: Sendable, Equatable {
     /// The server moved a stream by itself (its device went away) and it is held muted: the daemon is asked
     /// for the stream's verdict again, in case the move changed nothing the policy sees.
     case streamMovedByServer(StreamOrigin)
+    /// The ALSA mixer control (no sound server) opened with this volume, or someone else set it so.
+    case mixerVolume(Double)
+    /// The ALSA mixer control could not be used any more.
+    case mixerGone(reason: String)
 }
 
 /// A stream of the sound server.
@@ -81,6 +85,10 @@ enum DaemonEffect: Sendable, Equatable {
     case send(ClientID, ServerMessage)
     /// Make a sound-server stream sound as the verdict says.
     case enforce(StreamOrigin, StreamVerdict)
+    /// Set the system volume on the ALSA mixer control.
+    case setMixerVolume(Double)
+    /// Hold the ALSA mixer control muted (the silent switch), or give it back.
+    case holdMixerMuted(Bool)
     case startTimer(TimerID, milliseconds: Int)
     case cancelTimer(TimerID)
     /// One line per decision, with its reason.

@@ -14,6 +14,8 @@ public struct DaemonOptions: Sendable {
     public var pulseServer: String?
     /// False to run with no sound server at all (policy and client-reported streams only).
     public var soundServer: Bool
+    /// With no sound server: run the ALSA mixer control and jack controls of `configuration.alsa`.
+    public var alsa: Bool
     /// Called once the socket listens (tests wait on it).
     public var onReady: (@Sendable () -> Void)?
     /// The state directory (docs/STATE.md): settings, stream journal, event log. Nil: nothing is kept (the
@@ -30,6 +32,7 @@ public struct DaemonOptions: Sendable {
         configurationPath: String? = nil,
         pulseServer: String? = nil,
         soundServer: Bool = true,
+        alsa: Bool = false,
         onReady: (@Sendable () -> Void)? = nil,
         stateDirectory: String? = nil,
         eventLogLimit: Int = 10_000,
@@ -42,6 +45,7 @@ public struct DaemonOptions: Sendable {
         self.configurationPath = configurationPath
         self.pulseServer = pulseServer
         self.soundServer = soundServer
+        self.alsa = alsa && !soundServer
         self.onReady = onReady
         self.systemd = systemd
     }

@@ -8,6 +8,12 @@ protocol StreamEnforcer: Sendable {
     func enforce(_ origin: StreamOrigin, _ verdict: StreamVerdict)
 }
 
+/// Carries out what the ALSA mixer control is told (no sound server): the system volume, the silent switch.
+protocol MixerEnforcer: Sendable {
+    func setVolume(_ volume: Double)
+    func holdMuted(_ held: Bool)
+}
+
 /// The one loop that takes every daemon input in order, hands it to the core, and carries out the effects:
 /// messages to clients, verdicts to the sound server, timers, log lines.
 final class PolicyService: Service {
@@ -16,6 +22,7 @@ final class PolicyService: Service {
     private let feedback: AsyncStream<DaemonInput>.Continuation
     private let outboxes: Outboxes
     private let enforcer: (any StreamEnforcer)?
+    private let mixer: (any MixerEnforcer)?
     private let logger: Logger
     /// Settings and the event log in the state directory; nil: none kept.
     private let initialKeeper: StateKeeper?
@@ -26,6 +33,7 @@ final class PolicyService: Service {
         feedback: AsyncStream<DaemonInput>.Continuation,
         outboxes: Outboxes,
         enforcer: (any StreamEnforcer)?,
+        mixer: (any MixerEnforcer)? = nil,
         logger: Logger,
         keeper: StateKeeper? = nil
     ) {
@@ -35,6 +43,7 @@ final class PolicyService: Service {
         self.feedback = feedback
         self.outboxes = outboxes
         self.enforcer = enforcer
+        self.mixer = mixer
         self.logger = logger
     }
 
@@ -51,6 +60,10 @@ final class PolicyService: Service {
                     outboxes.send(message, to: client)
                 case .enforce(let origin, let verdict):
                     enforcer?.enforce(origin, verdict)
+                case .setMixerVolume(let volume):
+                    mixer?.setVolume(volume)
+                case .holdMixerMuted(let held):
+                    mixer?.holdMuted(held)
                 case .startTimer(let timer, let milliseconds):
                     let feedback = feedback
                     timers[timer] = Task {

@@ -32,6 +32,7 @@ public enum LineCoding {
         put("direction", quoted(request.direction?.rawValue))
         put("position", quoted(request.position?.rawValue))
         put("locked", request.locked.map { $0 ? "true" : "false" })
+        put("volume", request.volume.map { encode($0) })
         put("session", quoted(request.session))
         put("state", quoted(request.state?.rawValue))
         return "{" + object.keys.sorted().map { "\(encode($0)):\(object[$0]!)" }.joined(separator: ",") + "}"

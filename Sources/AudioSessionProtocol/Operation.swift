@@ -15,6 +15,7 @@ public enum Operation: String, Codable, CaseIterable, Sendable {
     // Control.
     case setSilentSwitch
     case setScreenLock
+    case setVolume
     case setAppState
     case selectOutput
     case connectPort
@@ -29,7 +30,7 @@ public enum Operation: String, Codable, CaseIterable, Sendable {
         case .hello, .setCategory, .activate, .deactivate, .overrideOutput, .getState, .subscribe, .startStream,
             .pauseStream, .removeStream:
             false
-        case .setSilentSwitch, .setScreenLock, .setAppState, .selectOutput, .connectPort, .disconnectPort, .status,
+        case .setSilentSwitch, .setScreenLock, .setVolume, .setAppState, .selectOutput, .connectPort, .disconnectPort, .status,
             .explain, .watch:
             true
         }
@@ -46,6 +47,7 @@ public enum Operation: String, Codable, CaseIterable, Sendable {
         case .pauseStream, .removeStream: [("stream", true)]
         case .setSilentSwitch: [("position", true)]
         case .setScreenLock: [("locked", true)]
+        case .setVolume: [("volume", true)]
         case .setAppState: [("session", true), ("state", true)]
         case .selectOutput, .connectPort, .disconnectPort: [("port", true)]
         case .explain: [("session", true)]

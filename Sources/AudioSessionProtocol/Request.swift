@@ -17,6 +17,8 @@ public struct Request: Sendable, Equatable {
     public var direction: StreamDirection?
     public var position: SilentSwitch?
     public var locked: Bool?
+    /// The system volume, linear from 0 to 1 (`setVolume`).
+    public var volume: Double?
     /// A session, by its number or its app name.
     public var session: String?
     public var state: AppState?

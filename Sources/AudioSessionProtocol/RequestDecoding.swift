@@ -103,6 +103,7 @@ private struct FieldReader {
         request.direction = try word("direction", StreamDirection.self)
         request.position = try word("position", SilentSwitch.self)
         request.locked = try bool("locked")
+        request.volume = try level("volume")
         request.session = try sessionReference()
         request.state = try word("state", AppState.self)
         return request
@@ -120,6 +121,15 @@ private struct FieldReader {
             throw ProtocolError(.badField, "\(key): expected true or false", field: key)
         }
         return flag
+    }
+
+    /// A number from 0 to 1.
+    private func level(_ key: String) throws(ProtocolError) -> Double? {
+        guard let value = object[key] else { return nil }
+        guard case .number(let number) = value, (0...1).contains(number) else {
+            throw ProtocolError(.badField, "\(key): expected a number from 0 to 1", field: key)
+        }
+        return number
     }
 
     private func integer(_ key: String) throws(ProtocolError) -> Int? {

@@ -67,12 +67,19 @@ public struct ReplyResult: Sendable, Equatable, Codable {
     public var status: StatusBody?
     /// `explain`: why a session is as it is, one sentence per line.
     public var explanation: [String]?
+    /// `hello`: true when the daemon enforces verdicts on sound-server streams itself (it runs with a sound
+    /// server); false with `--no-sound-server`, where a player applies ducking gain to its own samples.
+    public var soundServer: Bool?
 
-    public init(session: Int? = nil, state: SessionStateBody? = nil, status: StatusBody? = nil, explanation: [String]? = nil) {
+    public init(
+        session: Int? = nil, state: SessionStateBody? = nil, status: StatusBody? = nil, explanation: [String]? = nil,
+        soundServer: Bool? = nil
+    ) {
         self.session = session
         self.state = state
         self.status = status
         self.explanation = explanation
+        self.soundServer = soundServer
     }
 }
 
@@ -141,11 +148,18 @@ public struct StatusBody: Sendable, Equatable, Codable {
     public var selectedOutput: Port?
     public var sessions: [SessionStateBody]
     public var streams: [StreamBody]
+    /// The system volume (linear, 0 to 1) on the ALSA mixer control; only when the daemon runs one.
+    public var volume: Double?
+    /// Whether the daemon holds the mixer control muted (the silent switch); only when it runs one.
+    public var mixerMuted: Bool?
 
     public init(
         silentSwitch: SilentSwitch, screenLocked: Bool, mediaServicesAvailable: Bool, outputs: [Port], inputs: [Port],
-        selectedOutput: Port?, sessions: [SessionStateBody], streams: [StreamBody]
+        selectedOutput: Port?, sessions: [SessionStateBody], streams: [StreamBody], volume: Double? = nil,
+        mixerMuted: Bool? = nil
     ) {
+        self.volume = volume
+        self.mixerMuted = mixerMuted
         self.silentSwitch = silentSwitch
         self.screenLocked = screenLocked
         self.mediaServicesAvailable = mediaServicesAvailable

@@ -6,6 +6,8 @@ import Foundation
 public struct DaemonConfiguration: Sendable, Equatable {
     public var policy: PolicyConfig
     public var ports: PortRules
+    /// The ALSA mixer and jacks used without a sound server.
+    public var alsa: AlsaSettings
     /// Nil: `$XDG_RUNTIME_DIR/audiosessiond/control`.
     public var socketPath: String?
     /// The socket's permission bits; 0600 for one user, 0660 with `socketGroup` for a system-wide daemon.
@@ -18,6 +20,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public init(
         policy: PolicyConfig = .standard,
         ports: PortRules = .standard,
+        alsa: AlsaSettings = .standard,
         socketPath: String? = nil,
         socketMode: Int = 0o600,
         socketGroup: String? = nil,
@@ -25,6 +28,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     ) {
         self.policy = policy
         self.ports = ports
+        self.alsa = alsa
         self.socketPath = socketPath
         self.socketMode = socketMode
         self.socketGroup = socketGroup

@@ -5,7 +5,7 @@ import Yams
 /// `socket` and `logLevel`. Strict like the scenario loader: an unknown key or a wrong value is an error at its
 /// `file:line:column` naming the field.
 public enum DaemonConfigurationLoader: Sendable {
-    public static let daemonKeys = ["ports", "socket", "logLevel"]
+    public static let daemonKeys = ["ports", "alsa", "socket", "logLevel"]
     public static let socketKeys = ["path", "mode", "group"]
     public static let portRuleKeys = ["match", "port"]
 
@@ -24,6 +24,9 @@ public enum DaemonConfigurationLoader: Sendable {
         let mapping = try yaml.mapping(root, "configuration", allowedKeys: PolicyConfigLoader.keys + daemonKeys)
         if let ports = mapping["ports"] {
             configuration.ports = try parsePorts(ports, yaml, label: mapping.label(of: "ports"))
+        }
+        if let alsa = mapping["alsa"] {
+            configuration.alsa = try parseAlsa(alsa, yaml, label: mapping.label(of: "alsa"))
         }
         if let socket = mapping["socket"] {
             let fields = try yaml.mapping(socket, mapping.label(of: "socket"), allowedKeys: socketKeys)
@@ -80,6 +83,58 @@ public enum DaemonConfigurationLoader: Sendable {
                 }
             }
             return PortRule(match: match, port: port)
+        }
+    }
+
+    /// `alsa: { mixer: {card, control} or null, jacks: {card, ports: [{jack, port}]} or null }`; a key left out
+    /// keeps the default, `null` turns that part off.
+    private static func parseAlsa(_ node: Node, _ yaml: StrictYAML, label: String) throws -> AlsaSettings {
+        let mapping = try yaml.mapping(node, label, allowedKeys: ["mixer", "jacks"])
+        var settings = AlsaSettings.standard
+        if let mixer = mapping["mixer"] {
+            if mixer.isNull {
+                settings.mixer = nil
+            } else {
+                let fields = try yaml.mapping(mixer, mapping.label(of: "mixer"), allowedKeys: ["card", "control"])
+                settings.mixer = MixerControlName(
+                    card: try fields.optional("card", yaml.string) ?? "default",
+                    control: try fields.optional("control", yaml.string) ?? "Master"
+                )
+            }
+        }
+        if let jacks = mapping["jacks"] {
+            if jacks.isNull {
+                settings.jackCard = nil
+            } else {
+                let fields = try yaml.mapping(jacks, mapping.label(of: "jacks"), allowedKeys: ["card", "ports"])
+                if let card = fields["card"] {
+                    settings.jackCard = card.isNull ? nil : try yaml.string(card, fields.label(of: "card"))
+                }
+                if let ports = fields["ports"] {
+                    settings.jackRules = try parseJackRules(ports, yaml, label: fields.label(of: "ports"))
+                }
+            }
+        }
+        return settings
+    }
+
+    private static func parseJackRules(_ node: Node, _ yaml: StrictYAML, label: String) throws -> [PortRule] {
+        try yaml.sequence(node, label).enumerated().map { index, item in
+            let ruleLabel = "\(label) rule \(index + 1)"
+            let mapping = try yaml.mapping(item, ruleLabel, allowedKeys: ["jack", "port"])
+            let jackNode = try mapping.required("jack")
+            let patterns =
+                if case .sequence = jackNode {
+                    try yaml.stringList(jackNode, mapping.label(of: "jack"))
+                } else {
+                    [try yaml.string(jackNode, mapping.label(of: "jack"))]
+                }
+            let portNode = try mapping.required("port")
+            let name = try yaml.string(portNode, mapping.label(of: "port"))
+            guard let port = Port(rawValue: name) else {
+                throw yaml.error(at: portNode, "\(mapping.label(of: "port")): '\(name)' is not a port; expected one of: \(Port.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return PortRule(match: ["jack.name": patterns], port: port)
         }
     }
 

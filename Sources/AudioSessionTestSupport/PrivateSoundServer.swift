@@ -33,6 +33,8 @@ public final class PrivateSoundServer: Sendable {
     private struct State {
         var stopped = false
         var spawnedCount = 0
+        /// Each spawned process's log (its standard output and error), by process id.
+        var logs: [Int32: String] = [:]
     }
 
     private init(kind: Kind, directory: String, extraModules: [String], script: URL) throws {
@@ -220,7 +222,14 @@ public final class PrivateSoundServer: Sendable {
         } catch {
             throw SoundServerError(code: .commandFailed, message: "cannot start \(url.path): \(error)")
         }
+        state.withLock { $0.logs[process.processIdentifier] = logPath }
         return process
+    }
+
+    /// What a process started by `spawn` has written so far (standard output and error together).
+    public func output(of process: Process) -> String {
+        guard let path = state.withLock({ $0.logs[process.processIdentifier] }) else { return "" }
+        return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     }
 
     /// Writes a WAV file (16-bit PCM, 44.1 kHz, stereo) holding a sine tone of `frequency` Hz lasting `seconds`.

@@ -25,8 +25,11 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
     @Option(help: "The PulseAudio server to enforce on, e.g. unix:/run/user/1000/pulse/native (default: libpulse's).")
     var pulseServer: String?
 
-    @Flag(help: "Run without a sound server: policy and client-reported streams only.")
+    @Flag(help: "Run without a sound server: policy, client-reported streams, and the ALSA mixer and jacks of the configuration's `alsa` section.")
     var noSoundServer = false
+
+    @Flag(help: "With --no-sound-server: leave the ALSA mixer and jack controls alone.")
+    var noAlsa = false
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default: the configuration's).")
     var logLevel: Logger.Level?
@@ -75,6 +78,7 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
                 configurationPath: config,
                 pulseServer: pulseServer,
                 soundServer: !noSoundServer,
+                alsa: noSoundServer && !noAlsa,
                 stateDirectory: stateDir ?? StateDirectory.defaultPath(),
                 systemd: systemd
             ),

@@ -36,6 +36,7 @@ import Testing
         let hello = Self.replies(core.handle(.request(Self.music, Self.request(.hello) { $0.app = "Radio" })), to: Self.music)
         #expect(hello.first?.result?.session == 1)
         #expect(hello.first?.result?.state?.app == "Radio")
+        #expect(hello.first?.result?.soundServer == true)
         let set = Self.replies(core.handle(.request(Self.music, Self.request(.setCategory) { $0.category = .playback })), to: Self.music)
         #expect(set == [.success(.number(7), ReplyResult(state: try #require(core.state(of: SessionID(1)))))])
         let refused = Self.replies(

@@ -1,0 +1,57 @@
+import AlsaBackend
+import ArgumentParser
+import AudioSessionPlayback
+
+/// `audiosessionctl record FILE --category C [--duration S]`: records from ALSA into a WAV file as an aware app.
+struct RecordCommand: ControlCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Record from an ALSA device into a WAV file inside an audio session, obeying it.",
+        discussion: """
+            Declares the session (record or playAndRecord), records, and shows the time recorded and the state \
+            until --duration is reached or SIGINT. It pauses when interrupted and when its input goes away, and \
+            records silence while the daemon (with no sound server) says the input is muted.
+            """
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var session: SessionArguments
+
+    @Option(help: "The format to record: FORMAT:CHANNELS:RATE.")
+    var format: String = "s16le:1:48000"
+
+    @Option(help: "Stop after this many seconds (default: until SIGINT).")
+    var duration: Double?
+
+    @Argument(help: "The WAV file to write.")
+    var file: String
+
+    func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32 {
+        let pcmFormat = try PCMFormat(parsing: format)
+        // The file and the device first: a bad one is reported before the daemon is asked anything.
+        let audioSession = session.session(on: connection.socket)
+        defer { audioSession.close() }
+        let recorder = try AudioRecorder(
+            path: file,
+            format: pcmFormat,
+            device: session.device,
+            session: audioSession,
+            controls: session.controls,
+            maximumDuration: duration
+        )
+        try session.declare(audioSession)
+        print("recording \(pcmFormat) from \(session.device) to \(file)", to: &output)
+        let events = recorder.events
+        try recorder.record()
+        let progress = TransportProgress(
+            position: { (recorder.currentTime, recorder.state, 1, recorder.overruns) },
+            total: duration,
+            glitchWord: "overruns"
+        )
+        let end = progress.follow(events, output: &output)
+        recorder.close()
+        try? audioSession.setActive(false, options: .notifyOthersOnDeactivation)
+        print("recorded \(TransportProgress.clock(recorder.currentTime)) to \(file)", to: &output)
+        return end.interrupted ? 130 : 0
+    }
+}

@@ -1,0 +1,70 @@
+import AudioSessionPlayback
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Shows a player or recorder as it goes: one line per change of state, gain or verdict, and its position
+/// (every second, or on one line that updates itself on a terminal), until it is done or a signal comes.
+struct TransportProgress {
+    /// Where it is: seconds, state, gain, device trouble.
+    var position: () -> (seconds: Double, state: TransportRules.State, gain: Double, glitches: Int)
+    var total: Double?
+    var glitchWord: String
+
+    /// Waits until the transport is finished, stopped, or paused for good (interrupted without resuming or
+    /// stopped by its route, with `exitWhenPaused`), or a SIGINT/SIGTERM arrives; prints as it goes. Returns
+    /// the last state, and whether a signal ended it.
+    func follow(
+        _ events: AsyncStream<TransportEvent>,
+        output: inout some TextOutputStream
+    ) -> (state: TransportRules.State, interrupted: Bool) {
+        let lines = Mutex<[String]>([])
+        let collector = Task {
+            for await event in events {
+                let line: String? =
+                    switch event {
+                    case .state(let state, let because): "\(state.rawValue): \(because)"
+                    case .gain(let gain): "gain \(Self.format(gain)) (applied to the samples: no sound server)"
+                    case .verdict(let update):
+                        "verdict \(update.verdict.rawValue)\(update.verdict == .ducked ? " to \(Self.format(update.gain)) over \(update.fadeMilliseconds) ms" : "")\(update.currentRoute.outputs.first.map { " on \($0.portName)" } ?? update.currentRoute.inputs.first.map { " from \($0.portName)" } ?? "")"
+                    case .failed(let why): "failed: \(why)"
+                    }
+                if let line { lines.withLock { $0.append(line) } }
+            }
+        }
+        defer { collector.cancel() }
+        let onTerminal = isatty(STDOUT_FILENO) == 1
+        var lastPrinted = -1.0
+        return SignalTrap.catching([SIGINT, SIGTERM]) {
+            while true {
+                let now = position()
+                for line in lines.withLock({ pending in defer { pending.removeAll() }; return pending }) {
+                    if onTerminal { print("\r\u{1B}[K", terminator: "", to: &output) }
+                    print("[\(Self.clock(now.seconds))] \(line)", to: &output)
+                }
+                let progress = "\(Self.clock(now.seconds))\(total.map { " / \(Self.clock($0))" } ?? "")  \(now.state.rawValue)  gain \(Self.format(now.gain))  \(glitchWord) \(now.glitches)"
+                if onTerminal {
+                    print("\r\u{1B}[K" + progress, terminator: "", to: &output)
+                } else if now.seconds - lastPrinted >= 1 || now.state != .playing {
+                    if now.seconds != lastPrinted { print(progress, to: &output) }
+                    lastPrinted = now.seconds
+                }
+                // Watchers read the output as it comes (a log, a pipe): it is not left in stdio's buffer.
+                fflush(nil)
+                if SignalTrap.received != 0 { return (now.state, true) }
+                if now.state == .finished || now.state == .stopped { return (now.state, false) }
+                usleep(100_000)
+            }
+        }
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        let tenths = Int((seconds * 10).rounded(.down))
+        return String(format: "%02d:%02d.%d", tenths / 600, (tenths / 10) % 60, tenths % 10)
+    }
+
+    static func format(_ gain: Double) -> String { String(format: "%.2f", gain) }
+}

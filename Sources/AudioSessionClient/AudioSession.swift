@@ -1,0 +1,200 @@
+import AudioSessionPolicy
+import AudioSessionProtocol
+import Foundation
+import Synchronization
+
+/// An app's audio session, as `AVAudioSession` presents it, kept by audiosessiond over its control socket.
+///
+/// Calls are synchronous and throwing like iOS's: each sends one request and waits for its reply, from any
+/// thread (they block the caller for a round trip, so from async code they hold a thread that long, as iOS's
+/// do). One connection thread per session owns the socket; it connects on first use, says `hello` and
+/// `subscribe`, and reconnects with backoff when the daemon goes away (docs/CLIENT.md). Call `close()` when
+/// done: the connection thread keeps the session alive until then.
+public final class AudioSession: Sendable {
+    /// The app's session on the daemon's socket: `$AUDIOSESSIOND_SOCKET`, else the daemon's default path.
+    public static let shared = AudioSession()
+
+    /// The daemon's control socket.
+    public let socketPath: String
+    /// The name the session is known by (`hello`'s `app`); `callExemptApps` and `audiosessionctl` use it.
+    public let appName: String
+    /// Whether the session declares itself a telephony or VoIP call (needs the daemon's own uid or root).
+    public let isCall: Bool
+
+    let state = Mutex(SharedState())
+    let jobs = Mutex(JobQueue())
+    let notificationHub = Broadcaster<AudioSessionNotification>()
+    let wake: WakePipe
+    let workerExited = DispatchSemaphore(value: 0)
+
+    /// A session on `socketPath` (default: as `shared`), named `appName` (default: the process name). Nothing
+    /// is sent until first use. `isCall: true` declares a telephony or VoIP session, which interrupts others
+    /// and may only be declared by the daemon's own user (or root); others get `notPermitted` on first use.
+    public init(socketPath: String? = nil, appName: String? = nil, isCall: Bool = false) {
+        self.socketPath = socketPath ?? SocketPath.fromEnvironment
+        self.appName = appName ?? ProcessInfo.processInfo.processName
+        self.isCall = isCall
+        self.wake = WakePipe()
+    }
+
+    // MARK: Category and activation
+
+    /// Sets the category, mode and options (C6-C7: mode and options are not sticky). Illegal combinations
+    /// throw `badParam` (rule C4 or C5) and change nothing. While the daemon is unreachable the category is
+    /// remembered and applied when it connects, as iOS lets an app configure at any time.
+    public func setCategory(_ category: Category, mode: Mode = .default, options: CategoryOptions = [])
+        throws(AudioSessionError)
+    {
+        try perform { worker throws(AudioSessionError) in try worker.setCategory(category, mode: mode, options: options)
+        }
+    }
+
+    /// Options for `setActive(false, options:)`.
+    public struct SetActiveOptions: OptionSet, Sendable, Hashable {
+        /// The raw bits.
+        public let rawValue: UInt
+        /// Options with the given bits.
+        public init(rawValue: UInt) { self.rawValue = rawValue }
+        /// Sessions this one interrupted are told they may resume (`shouldResume`, D3).
+        public static let notifyOthersOnDeactivation = SetActiveOptions(rawValue: 1)
+    }
+
+    /// Activates (A1-A7) or deactivates (D1-D3) the session. Activating without a daemon throws
+    /// `daemonUnavailable`; while its sound server is lost, `mediaServicesFailed`. Deactivating with a running
+    /// reported stream throws `isBusy` with `tookEffect`: the session *is* inactive.
+    public func setActive(_ active: Bool, options: SetActiveOptions = []) throws(AudioSessionError) {
+        try perform { worker throws(AudioSessionError) in
+            if active {
+                try worker.activate()
+            } else {
+                try worker.deactivate(notifyOthers: options.contains(.notifyOthersOnDeactivation))
+            }
+        }
+    }
+
+    /// The category last set (the daemon's, once it has it).
+    public var category: Category { state.withLock { $0.category } }
+    /// The mode last set.
+    public var mode: Mode { state.withLock { $0.mode } }
+    /// The options as the session reports them: those set, plus those they imply (C3, C5).
+    public var categoryOptions: CategoryOptions {
+        state.withLock { $0.options.reported(category: $0.category, mode: $0.mode) }
+    }
+    /// Whether the session is active now (false while interrupted or disconnected).
+    public var isActive: Bool { state.withLock { $0.snapshot?.state == .active } }
+    /// Whether another session's output is audible or ducked; asks the daemon (a round trip) when connected.
+    public var isOtherAudioPlaying: Bool {
+        _ = try? perform { worker throws(AudioSessionError) in try worker.refreshState() }
+        return state.withLock { $0.snapshot?.isOtherAudioPlaying ?? false }
+    }
+    /// Whether secondary audio should be silent because another app's nonmixable audio plays (A7).
+    public var secondaryAudioShouldBeSilencedHint: Bool {
+        state.withLock { $0.snapshot?.secondaryAudioShouldBeSilencedHint ?? false }
+    }
+    /// Where the session's sound goes and comes from, as the daemon last said.
+    public var currentRoute: RouteDescription { state.withLock { RouteDescription($0.snapshot?.currentRoute) } }
+    /// Whether the daemon enforces verdicts on sound-server streams itself (`hello`'s `soundServer`): true with
+    /// a sound server, false with `--no-sound-server`, where a player applies `ReportedStream` gains to its own
+    /// samples. Nil until the session has connected.
+    public var soundServerEnforces: Bool? { state.withLock { $0.soundServer } }
+    /// The daemon's number for this session (`PULSE_PROP='audiosession.id=N'`); nil until connected. A new
+    /// number after each reconnection.
+    public var sessionNumber: Int? { state.withLock { $0.snapshot?.session } }
+
+    // MARK: Notifications
+
+    /// Every notification, in the order it arrived. Each access makes a new sequence that sees what happens
+    /// from then on; all sequences end when the session is closed.
+    public var notifications: AsyncStream<AudioSessionNotification> { notificationHub.stream { $0 } }
+
+    /// Interruptions beginning and ending.
+    public var interruptions: AsyncStream<InterruptionNotification> {
+        notificationHub.stream { if case .interruption(let note) = $0 { note } else { nil } }
+    }
+    /// Route changes.
+    public var routeChanges: AsyncStream<RouteChangeNotification> {
+        notificationHub.stream { if case .routeChange(let note) = $0 { note } else { nil } }
+    }
+    /// The secondary-audio hint beginning and ending.
+    public var silenceSecondaryAudioHints: AsyncStream<SilenceSecondaryAudioHintNotification> {
+        notificationHub.stream { if case .silenceSecondaryAudioHint(let note) = $0 { note } else { nil } }
+    }
+    /// The daemon or its sound server going away.
+    public var mediaServicesWereLost: AsyncStream<MediaServicesNotification> {
+        notificationHub.stream { if case .mediaServicesWereLost(let note) = $0 { note } else { nil } }
+    }
+    /// The daemon or its sound server back, after the library restored the session.
+    public var mediaServicesWereReset: AsyncStream<MediaServicesNotification> {
+        notificationHub.stream { if case .mediaServicesWereReset(let note) = $0 { note } else { nil } }
+    }
+
+    // MARK: Reported streams
+
+    /// Reports a stream the app plays or records itself (through ALSA, say) as running; this may activate the
+    /// session (D5). Its verdicts arrive on `verdicts`, and also on `onVerdict`, which runs on the session's
+    /// connection thread as soon as the verdict is read: for a real-time thread that keeps the gain in an
+    /// atomic. Keep `onVerdict` short and non-blocking. Refused activation (a call, A2) throws and leaves no
+    /// stream behind.
+    public func startStream(
+        direction: StreamDirection,
+        onVerdict: (@Sendable (StreamVerdictUpdate) -> Void)? = nil
+    ) throws(AudioSessionError) -> ReportedStream {
+        try perform { worker throws(AudioSessionError) in
+            try worker.startStream(direction: direction, session: self, onVerdict: onVerdict)
+        }
+    }
+
+    func pauseStream(_ stream: ReportedStream) throws(AudioSessionError) {
+        try perform { worker throws(AudioSessionError) in try worker.pause(stream) }
+    }
+
+    func resumeStream(_ stream: ReportedStream) throws(AudioSessionError) {
+        try perform { worker throws(AudioSessionError) in try worker.resume(stream) }
+    }
+
+    func removeStream(_ stream: ReportedStream) throws(AudioSessionError) {
+        try perform { worker throws(AudioSessionError) in try worker.remove(stream) }
+    }
+
+    // MARK: Closing
+
+    /// Disconnects (the daemon ends the session, D-rules as for any disconnection), ends every notification
+    /// and verdict sequence, and stops the connection thread. Calls after this throw `daemonUnavailable`.
+    public func close() {
+        let wasStarted = jobs.withLock { queue in
+            let wasStarted = queue.isStarted && !queue.isClosed
+            queue.isClosed = true
+            return wasStarted
+        }
+        wake.signal()
+        if wasStarted {
+            if !isOnWorkerThread { workerExited.wait() }
+        } else {
+            finishEverything()
+        }
+    }
+
+    /// Ends every sequence; the last thing a session does.
+    func finishEverything() {
+        let streams = state.withLock { state in
+            defer { state.streams.removeAll() }
+            return Array(state.streams.values)
+        }
+        for stream in streams { stream.finish() }
+        notificationHub.finish()
+    }
+}
+
+/// What callers and the connection thread share: the session as last known and as the app wants it.
+struct SharedState: Sendable {
+    var category: Category = .soloAmbient
+    var mode: Mode = .default
+    var options: CategoryOptions = []
+    /// The app asked to be active and has not been deactivated or interrupted since: restored on reconnect.
+    var wantsActive = false
+    /// The session as the daemon last reported it.
+    var snapshot: SessionStateBody?
+    var soundServer: Bool?
+    var streams: [Int: ReportedStream] = [:]
+    var nextStream = 1
+}

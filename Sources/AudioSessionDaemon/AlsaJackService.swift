@@ -1,0 +1,80 @@
+import AlsaBackend
+import AudioSessionPolicy
+import AudioSessionScenario
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The jack controls of an ALSA card (no sound server): headphones plugged in or pulled out become ports
+/// arriving and going (R2, R4). The first reading is the inventory, as with a sound server: the ports there at
+/// start are not taken for the user plugging them in.
+final class AlsaJackService: Service {
+    private let card: String
+    private let settings: AlsaSettings
+    private let inputs: AsyncStream<DaemonInput>.Continuation
+    private let logger: Logger
+    private let stopping = Atomic<Bool>(false)
+    static let pollMilliseconds = 50
+
+    init(card: String, settings: AlsaSettings, inputs: AsyncStream<DaemonInput>.Continuation, logger: Logger) {
+        self.card = card
+        self.settings = settings
+        self.inputs = inputs
+        self.logger = logger
+    }
+
+    func run() async {
+        let (finished, done) = AsyncStream<Void>.makeStream()
+        let thread = Thread { [self] in
+            serve()
+            done.finish()
+        }
+        thread.name = "audiosessiond-jacks"
+        thread.start()
+        await withGracefulShutdownHandler {
+            for await _ in finished {}
+        } onGracefulShutdown: {
+            self.stopping.store(true, ordering: .relaxed)
+        }
+        stopping.store(true, ordering: .relaxed)
+        for await _ in finished {}
+    }
+
+    private func serve() {
+        var reported = false
+        var ports: [AudioSessionPolicy.Port] = []
+        while !stopping.load(ordering: .relaxed) {
+            do {
+                let controls = try AlsaCardControls(card: card)
+                let jacks = try controls.jacks()
+                logger.info("jacks of \(card): \(jacks.isEmpty ? "none" : jacks.map { "\($0.name) \($0.isPlugged ? "plugged" : "empty")" }.joined(separator: ", "))")
+                ports = report(jacks, after: ports, inventory: true)
+                reported = false
+                while !stopping.load(ordering: .relaxed) {
+                    guard try controls.waitForEvent(timeoutMilliseconds: Self.pollMilliseconds) else { continue }
+                    ports = report(try controls.jacks(), after: ports, inventory: false)
+                }
+                return
+            } catch {
+                if !reported {
+                    logger.warning("jacks of \(card): \(error); ports come from connectPort only until the card can be read (retrying)")
+                    reported = true
+                }
+                // The card went away: its jacks' ports went with it.
+                for fact in JackPorts.facts(from: ports, to: []) { inputs.yield(.sound(fact)) }
+                ports = []
+                Thread.sleep(forTimeInterval: 1)
+            }
+        }
+    }
+
+    private func report(_ jacks: [JackControl], after old: [AudioSessionPolicy.Port], inventory: Bool) -> [AudioSessionPolicy.Port] {
+        let new = JackPorts.ports(of: jacks, settings: settings)
+        let facts = JackPorts.facts(from: old, to: new)
+        if inventory { inputs.yield(.sound(.serverConnected)) }
+        for fact in facts { inputs.yield(.sound(fact)) }
+        if inventory { inputs.yield(.sound(.inventoryTaken)) }
+        return new
+    }
+}

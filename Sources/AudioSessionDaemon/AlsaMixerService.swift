@@ -1,0 +1,174 @@
+import AlsaBackend
+import AudioSessionScenario
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The ALSA mixer control of a daemon with no sound server: sets the system volume on it, holds it muted for the
+/// silent switch, and tells the policy when someone else (alsamixer, a volume key daemon) changes it. The user's
+/// own values are kept apart (`MixerLedger`); a journal in the state directory says what the daemon holds, so
+/// that a daemon that died holding the control gives it back when it starts again. On shutdown it gives back.
+///
+/// libasound's mixer handle is not thread-safe: one thread of this service owns it and does everything on it.
+final class AlsaMixerService: Service, MixerEnforcer {
+    private let control: MixerControlName
+    private let inputs: AsyncStream<DaemonInput>.Continuation
+    private let logger: Logger
+    private let journalPath: String?
+    private let commands = Mutex<[Command]>([])
+    private let stopping = Atomic<Bool>(false)
+    /// How long the mixer thread waits for a change before it looks at its commands again: the most a switch
+    /// change waits before the control is muted.
+    static let pollMilliseconds = 20
+
+    /// The journal's name in the state directory.
+    static let journalFileName = "mixer.json"
+
+    private enum Command: Sendable {
+        case setVolume(Double)
+        case hold(Bool)
+    }
+
+    init(control: MixerControlName, inputs: AsyncStream<DaemonInput>.Continuation, logger: Logger, journalPath: String?) {
+        self.control = control
+        self.inputs = inputs
+        self.logger = logger
+        self.journalPath = journalPath
+    }
+
+    func setVolume(_ volume: Double) { commands.withLock { $0.append(.setVolume(volume)) } }
+    func holdMuted(_ held: Bool) { commands.withLock { $0.append(.hold(held)) } }
+
+    func run() async {
+        let (finished, done) = AsyncStream<Void>.makeStream()
+        let thread = Thread { [self] in
+            serve()
+            done.finish()
+        }
+        thread.name = "audiosessiond-mixer"
+        thread.start()
+        await withGracefulShutdownHandler {
+            for await _ in finished {}
+        } onGracefulShutdown: {
+            self.stopping.store(true, ordering: .relaxed)
+        }
+        // Cancelled without a graceful shutdown: still give back before returning.
+        stopping.store(true, ordering: .relaxed)
+        for await _ in finished {}
+    }
+
+    /// The mixer thread: open (retrying while the card is missing), then serve until told to stop.
+    private func serve() {
+        var reported = false
+        while !stopping.load(ordering: .relaxed) {
+            do {
+                let mixer = try AlsaMixer(card: control.card, control: control.control)
+                try serve(mixer)
+                return
+            } catch {
+                if !reported {
+                    logger.warning("mixer \(control): \(error); the silent switch and system volume reach only apps of the client library until it can be opened (retrying)")
+                    inputs.yield(.sound(.mixerGone(reason: "\(error)")))
+                    reported = true
+                }
+                Thread.sleep(forTimeInterval: 1)
+            }
+        }
+    }
+
+    private func serve(_ mixer: AlsaMixer) throws {
+        try giveBackWhatAnEarlierDaemonHeld(mixer)
+        var ledger = MixerLedger(hasSwitch: mixer.hasSwitch, reading: try read(mixer))
+        logger.info("mixer \(control): opened, volume \(Int(ledger.user.volume * 100))%\(ledger.user.muted ? ", muted by the user" : "")\(mixer.hasSwitch ? "" : ", no switch: held at volume 0 for the silent switch")")
+        inputs.yield(.sound(.mixerVolume(ledger.user.volume)))
+        defer { giveBack(mixer, &ledger) }
+        while !stopping.load(ordering: .relaxed) {
+            for command in commands.withLock({ pending in defer { pending.removeAll() }; return pending }) {
+                let target: MixerLedger.Reading?
+                switch command {
+                case .setVolume(let volume): target = ledger.setVolume(volume)
+                case .hold(let held): target = ledger.hold(held)
+                }
+                // The journal first: a daemon that dies between the two leaves a journal for a control it did not
+                // change, which the next start recognises (the control does not show what the journal says).
+                if ledger.held { writeJournal(ledger) }
+                if let target {
+                    try write(target, to: mixer)
+                    ledger.wrote(try read(mixer))
+                }
+                if !ledger.held { removeJournal() }
+            }
+            guard try mixer.waitForChange(timeoutMilliseconds: Self.pollMilliseconds) else { continue }
+            let reading = try read(mixer)
+            switch ledger.observe(reading) {
+            case .unchanged: break
+            case .changedByUser(let volumeChanged, let holdEnded):
+                if holdEnded {
+                    logger.notice("mixer \(control): unmuted outside the daemon while held for the silent switch; the user's wish stands")
+                    removeJournal()
+                } else if ledger.held {
+                    writeJournal(ledger)
+                }
+                if volumeChanged { inputs.yield(.sound(.mixerVolume(ledger.user.volume))) }
+            }
+        }
+    }
+
+    private func read(_ mixer: AlsaMixer) throws -> MixerLedger.Reading {
+        MixerLedger.Reading(muted: mixer.hasSwitch ? try mixer.isMuted() : false, volume: try mixer.volume())
+    }
+
+    private func write(_ reading: MixerLedger.Reading, to mixer: AlsaMixer) throws {
+        if mixer.hasSwitch { try mixer.setMuted(reading.muted) }
+        try mixer.setVolume(reading.volume)
+    }
+
+    /// The user's values back on the control (shutdown, or the control going away).
+    private func giveBack(_ mixer: AlsaMixer, _ ledger: inout MixerLedger) {
+        guard ledger.held else { return removeJournal() }
+        if let target = ledger.hold(false) {
+            do {
+                try write(target, to: mixer)
+                logger.info("mixer \(control): given back to the user's values")
+            } catch {
+                logger.error("mixer \(control): cannot give back: \(error); the journal keeps it for the next start")
+                return
+            }
+        }
+        removeJournal()
+    }
+
+    // MARK: The journal: what the daemon holds, for the next start after a crash
+
+    private struct Journal: Codable {
+        var card: String
+        var control: String
+        var ledger: MixerLedger
+    }
+
+    private func writeJournal(_ ledger: MixerLedger) {
+        guard let journalPath else { return }
+        StateFiles.save(Journal(card: control.card, control: control.control, ledger: ledger), to: journalPath, logger: logger)
+    }
+
+    private func removeJournal() {
+        guard let journalPath, FileManager.default.fileExists(atPath: journalPath) else { return }
+        try? FileManager.default.removeItem(atPath: journalPath)
+    }
+
+    /// A journal left by a daemon that died holding the control: the user's values go back on it, unless the
+    /// control no longer shows what the daemon held (someone changed it since: that is the user's now).
+    private func giveBackWhatAnEarlierDaemonHeld(_ mixer: AlsaMixer) throws {
+        guard let journalPath, let journal = StateFiles.load(Journal.self, from: journalPath, logger: logger) else { return }
+        defer { removeJournal() }
+        guard journal.card == control.card, journal.control == control.control else { return }
+        let reading = try read(mixer)
+        guard reading.isClose(to: journal.ledger.lastSeen) else {
+            logger.notice("mixer \(control): an earlier daemon held it, but it has changed since; left as it is")
+            return
+        }
+        try write(journal.ledger.user, to: mixer)
+        logger.notice("mixer \(control): an earlier daemon stopped while holding it muted; the user's values are back")
+    }
+}

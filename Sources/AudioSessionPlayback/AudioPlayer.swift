@@ -1,0 +1,76 @@
+import AlsaBackend
+import AudioSessionClient
+import AudioSessionPolicy
+
+/// Plays a WAV or raw PCM file to an ALSA device, obeying its audio session: it pauses when interrupted and
+/// when its headphones go away, resumes after an interruption when the session says it may (always, for an app
+/// with no media controls), and, when the daemon runs with no sound server, ducks and silences its own samples
+/// as the daemon's verdicts say.
+///
+/// ```swift
+/// try AudioSession.shared.setCategory(.playback, mode: .spokenAudio)
+/// let player = try AudioPlayer(contentsOf: "episode.wav")
+/// try player.play()
+/// ```
+public final class AudioPlayer: Sendable {
+    /// The file's format, duration in frames, and where it is.
+    public let format: PCMFormat
+    public let frameCount: Int
+    public let path: String
+    private let pump: PlaybackPump
+    private let transport: SessionTransport
+
+    /// Opens the file and the device; either failing is an `AlsaError` that names it (an unreadable file, a
+    /// file that is not WAV, a format not supported, a device that does not exist). `rawFormat` reads the file
+    /// as raw PCM of that format instead of WAV.
+    public init(
+        contentsOf path: String,
+        rawFormat: PCMFormat? = nil,
+        device: String = "default",
+        session: AudioSession = .shared,
+        controls: TransportRules.Controls = .media
+    ) throws {
+        let file = try AudioFileReader(path: path, rawFormat: rawFormat)
+        let pcm: AlsaPCM
+        do {
+            pcm = try AlsaPCM(device: device, direction: .playback, format: file.format)
+        } catch {
+            file.close()
+            throw error
+        }
+        self.path = path
+        format = file.format
+        frameCount = file.frameCount
+        let ended = EndRelay()
+        pump = PlaybackPump(file: file, pcm: pcm) { error in ended.fire(error) }
+        transport = SessionTransport(session: session, direction: .output, controls: controls, pump: pump)
+        ended.connect(transport, finished: "played to the end")
+    }
+
+    /// Activates the session and plays from where it is. Throws the session's error when it cannot be
+    /// activated (a call is active: `insufficientPriority`, A2), and then stays paused.
+    public func play() throws { try transport.handleNow(.play, because: "played") }
+
+    /// Pauses where it is.
+    public func pause() { try? transport.handleNow(.pause, because: "paused") }
+
+    /// Stops and goes back to the start; the session's stream is removed.
+    public func stop() { try? transport.handleNow(.stop, because: "stopped") }
+
+    /// Stops and lets go of the device, the file and the stream.
+    public func close() {
+        stop()
+        transport.close()
+    }
+
+    public var state: TransportRules.State { transport.state }
+    /// Seconds played, as far as the device has got.
+    public var currentTime: Double { Double(pump.position) / Double(format.rate) }
+    public var duration: Double { Double(frameCount) / Double(format.rate) }
+    /// The gain on its own samples (1 unless it applies the daemon's verdicts itself).
+    public var gain: Double { transport.gain }
+    /// Times the device ran dry and was restarted.
+    public var underruns: Int { pump.pcm.underrunCount }
+    /// What happens to it from now on, in order.
+    public var events: AsyncStream<TransportEvent> { transport.events }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import Synchronization
+
+/// What a pump's thread is asked to do, set by the transport and read by the thread between periods. Every
+/// ALSA call is made on the pump's own thread: a PCM is not safe to drive from two threads at once.
+struct PumpOrders: Sendable {
+    var running = false
+    /// Set by `stop()`, taken by the thread: go back to the start (player) or finish the file (recorder).
+    var stopRequested = false
+    var closing = false
+    /// A new gain to glide to, and over how long; taken by the thread.
+    var fade: (gain: Double, milliseconds: Int)?
+    /// Frames played or recorded from the start, as far as the device has got.
+    var position = 0
+}
+
+/// The shared part of both pumps: the orders, and a thread that sleeps while there is nothing to do.
+final class PumpControl: Sendable {
+    let orders = Mutex(PumpOrders())
+    private let wakeUp = DispatchSemaphore(value: 0)
+
+    func update(_ change: (inout PumpOrders) -> Void) {
+        orders.withLock { orders in
+            var copy = orders
+            change(&copy)
+            orders = copy
+        }
+        wakeUp.signal()
+    }
+
+    /// Sleeps until woken or a short while has passed (the thread looks at its orders again either way).
+    func sleep() { _ = wakeUp.wait(timeout: .now() + .milliseconds(50)) }
+
+    static func startThread(named name: String, _ body: @escaping @Sendable () -> Void) {
+        let thread = Thread(block: body)
+        thread.name = name
+        thread.start()
+    }
+}

@@ -1,0 +1,192 @@
+import AudioSessionPolicy
+import AudioSessionProtocol
+import AudioSessionTestSupport
+import Foundation
+import PulseBackend
+import Testing
+
+@testable import AudioSessionCLI
+
+/// `audiosessionctl play` and `record` (the client library's ALSA player and recorder) as real processes: a
+/// real ALSA PCM through the ALSA `pulse` plug-in to a private PulseAudio, a real daemon, other apps as real
+/// clients. Each test has its own server and daemon, and the player its own process (ALSA and libpulse find
+/// the server through PULSE_SERVER, which is per process).
+@Suite(.serialized) struct PlayerLiveTests {
+    static let tool = (CommandLine.arguments[0] as NSString).deletingLastPathComponent + "/audiosessionctl"
+
+    /// `audiosessionctl play` of the long tone, as a podcast app.
+    static func play(_ live: LiveDaemon, _ arguments: [String] = []) throws -> Process {
+        try live.server.spawn(
+            tool,
+            ["play", live.tone, "--socket", live.socket, "--device", "pulse", "--category", "playback", "--mode", "spokenAudio", "--app", "podcast"] + arguments
+        )
+    }
+
+    static func waitFor(_ text: String, from process: Process, on live: LiveDaemon, within seconds: Double = 5) async throws {
+        try await eventually("the player prints '\(text)'", within: seconds) { live.server.output(of: process).contains(text) }
+    }
+
+    /// A session that says hello, declares itself and activates, on a connection of its own.
+    static func client(_ live: LiveDaemon, app: String, call: Bool = false, _ configure: (inout Request) -> Void) throws -> ControlConnection {
+        let connection = try live.client()
+        _ = try connection.result(.make(.hello) { $0.app = app; if call { $0.call = true } })
+        _ = try connection.result(.make(.setCategory, configure))
+        _ = try connection.result(.make(.activate))
+        return connection
+    }
+
+    /// The player's stream on the server (the ALSA plug-in's sink-input).
+    static func playerStream(_ live: LiveDaemon) async throws -> PulseSinkInput {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            if let found = try await live.observer.sinkInputs().first(where: { $0.properties["application.process.binary"] == "audiosessionctl" }) {
+                return found
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw LiveTestError("the player's ALSA stream did not appear on the server within 5 s")
+    }
+
+    /// The loudness of what the speaker plays, from its monitor: root mean square of 0.4 s of 16-bit samples.
+    static func speakerLoudness(_ live: LiveDaemon) async throws -> Double {
+        let path = live.server.directory + "/monitor-\(UUID().uuidString.prefix(6)).raw"
+        let recorder = try live.server.spawn("parecord", ["--raw", "--format=s16le", "--channels=1", "--rate=44100", "--device=speaker.monitor", path])
+        try await Task.sleep(for: .milliseconds(600))
+        recorder.terminate()
+        recorder.waitUntilExit()
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }.dropFirst(2205)
+        guard !samples.isEmpty else { throw LiveTestError("the speaker's monitor gave no samples") }
+        return (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count)).squareRoot()
+    }
+
+    /// No sound server for the daemon: the player applies the verdicts to its own samples, and what the
+    /// speaker plays shows it; interruptions and the route are obeyed as always.
+    @Test func withNoSoundServerThePlayerDucksItselfPausesForACallAndResumesAndPausesOnUnplug() async throws {
+        let live = try await LiveDaemon(.pulseaudio, arguments: ["--no-sound-server", "--no-alsa"])
+        defer { live.stop() }
+        let player = try Self.play(live)
+        defer { player.terminate() }
+        try await Self.waitFor("verdict audible", from: player, on: live)
+        let full = try await Self.speakerLoudness(live)
+        #expect(full > 1000, "the tone is heard: \(full)")
+
+        let navigation = try Self.client(live, app: "navigation") { $0.category = .playback; $0.mode = .voicePrompt; $0.options = [.duckOthers] }
+        try await Self.waitFor("gain 0.25", from: player, on: live)
+        try await Task.sleep(for: .milliseconds(300))
+        let ducked = try await Self.speakerLoudness(live)
+        #expect((0.15...0.4).contains(ducked / full), "ducked to a quarter: \(ducked) of \(full)")
+        _ = try navigation.result(.make(.deactivate) { $0.notifyOthers = true })
+        try await Self.waitFor("gain 1.00", from: player, on: live)
+        try await Task.sleep(for: .milliseconds(300))
+        let restored = try await Self.speakerLoudness(live)
+        #expect(restored / full > 0.8, "back to full: \(restored) of \(full)")
+
+        let stream = try await Self.playerStream(live)
+        let call = try Self.client(live, app: "phone", call: true) { $0.category = .playAndRecord; $0.mode = .voiceChat }
+        try await Self.waitFor("interrupted: interrupted: interrupted by phone (A6)", from: player, on: live)
+        try await eventually("the ALSA stream is paused on the server") { try await live.current(stream.index)?.corked == true }
+        _ = try call.result(.make(.deactivate) { $0.notifyOthers = true })
+        try await Self.waitFor("playing: the interruption ended and it may resume", from: player, on: live)
+        try await eventually("the ALSA stream runs again") { try await live.current(stream.index)?.corked == false }
+
+        let control = try live.client()
+        _ = try control.result(.make(.connectPort) { $0.port = "headphones" })
+        _ = try control.result(.make(.disconnectPort) { $0.port = "headphones" })
+        try await Self.waitFor("pausedByRouteChange: headphones went away", from: player, on: live)
+        player.terminate()
+        player.waitUntilExit()
+        #expect(player.terminationStatus == 130)
+    }
+
+    /// With a sound server the daemon ducks the player's stream on the server itself (the samples are left
+    /// alone), and headphones pulled out of the server pause the player.
+    @Test func withASoundServerTheDaemonDucksThePlayersStreamAndUnpluggingPausesIt() async throws {
+        let live = try await LiveDaemon(.pulseaudio)
+        defer { live.stop() }
+        let player = try Self.play(live)
+        defer { player.terminate() }
+        let stream = try await Self.playerStream(live)
+        let headphones = try #require(try await live.sinkIndex(named: "headphones"))
+        try await eventually("the player plays on the headphones (R1)") { try await live.current(stream.index)?.sinkIndex == headphones }
+        let before = try #require(try await live.current(stream.index)?.volume)
+
+        let navigation = try Self.client(live, app: "navigation") { $0.category = .playback; $0.mode = .voicePrompt; $0.options = [.duckOthers] }
+        try await eventually("the daemon ducks the player's stream") { try await live.current(stream.index)?.volume == before.scaled(by: 0.25) }
+        try await Self.waitFor("verdict ducked to 0.25", from: player, on: live)
+        #expect(!live.server.output(of: player).contains("gain 0.25"), "the player leaves its samples alone")
+        _ = try navigation.result(.make(.deactivate) { $0.notifyOthers = true })
+        try await eventually("the user's volume is back", within: 8) { try await live.current(stream.index)?.volume == before }
+
+        let module = try #require(
+            try live.server.pactl(["list", "short", "modules"]).split(separator: "\n")
+                .first { $0.contains("sink_name=headphones") }?.split(separator: "\t").first.flatMap { UInt32($0) })
+        try live.server.unloadModule(module)
+        try await Self.waitFor("pausedByRouteChange: headphones went away", from: player, on: live)
+    }
+
+    @Test func theRecorderCapturesFromTheNullSourceForAsLongAsAsked() async throws {
+        let live = try await LiveDaemon(.pulseaudio)
+        defer { live.stop() }
+        let file = live.server.directory + "/recorded.wav"
+        let recorder = try live.server.spawn(
+            Self.tool,
+            ["record", file, "--socket", live.socket, "--device", "pulse", "--category", "record", "--duration", "1", "--format", "s16le:1:48000"]
+        )
+        try await eventually("the recording ends by itself", within: 10) { !recorder.isRunning }
+        let output = live.server.output(of: recorder)
+        #expect(recorder.terminationStatus == 0, "\(output)")
+        #expect(output.contains("verdict capturing from builtInMic"), "\(output)")
+        #expect(output.contains("finished: recorded its full length"), "\(output)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: file))
+        #expect(String(decoding: data.prefix(4), as: UTF8.self) == "RIFF")
+        #expect(abs((data.count - 44) / 2 - 48_000) <= 4_800, "one second of 16-bit mono at 48 kHz: \(data.count) bytes")
+    }
+
+    /// Bad input, each a clear error naming what is wrong, before the daemon is even asked.
+    @Test func badFilesFormatsAndDevicesAreClearErrors() throws {
+        let directory = FileManager.default.temporaryDirectory.path + "/player-bad-\(UUID().uuidString.prefix(6))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let text = directory + "/notes.wav"
+        try "these are notes, not sound\n".write(toFile: text, atomically: true, encoding: .utf8)
+        let tone = directory + "/tone.wav"
+        try PrivateSoundServer.writeTone(to: tone, seconds: 0.2)
+        var mp3 = try Data(contentsOf: URL(fileURLWithPath: tone))
+        mp3[20] = 0x55
+        let mp3Path = directory + "/mp3.wav"
+        try mp3.write(to: URL(fileURLWithPath: mp3Path))
+
+        let cases: [(arguments: [String], says: [String])] = [
+            (["play", directory + "/missing.wav"], ["missing.wav"]),
+            (["play", directory], [directory]),
+            (["play", text], ["notes.wav", "not"]),
+            (["play", mp3Path], ["0x0055"]),
+            (["play", tone, "--raw-format", "s16le:two:48000"], ["two"]),
+            (["play", tone, "--device", "nosuchdevice"], ["nosuchdevice"]),
+            (["record", directory + "/out.wav", "--format", "s12le:1:48000"], ["s12le"]),
+        ]
+        for (arguments, says) in cases {
+            let result = try Self.run(arguments + ["--category", arguments[0] == "play" ? "playback" : "record", "--socket", directory + "/no-daemon"])
+            #expect(result.status == 1, "\(arguments): \(result.errors)")
+            for word in says {
+                #expect(result.errors.contains(word), "\(arguments) should name \(word): \(result.errors)")
+            }
+            #expect(!result.errors.contains("daemon"), "\(arguments): the file or device is reported first: \(result.errors)")
+        }
+    }
+
+    static func run(_ arguments: [String]) throws -> CtlResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        process.waitUntilExit()
+        func text(_ pipe: Pipe) -> String { String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        return CtlResult(status: process.terminationStatus, output: text(output), errors: text(errors))
+    }
+}
