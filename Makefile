@@ -19,7 +19,7 @@ UNITS = audiosessiond.service audiosessiond.socket
 DOCS = README.md $(wildcard docs/*.md)
 SUBSTITUTE = sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' -e 's|@docdir@|$(DOCDIR)|g'
 
-.PHONY: all deps build run test bench bench-daemon clean install uninstall
+.PHONY: all deps build run test examples bench bench-daemon clean install uninstall
 
 all: build
 
@@ -42,6 +42,12 @@ test: deps
 	$(SWIFT) test
 	$(SWIFT) build --product audiosessionctl
 	$(CTL) replay Tests/
+	bash Examples/run-examples.sh
+
+# The podcast player, navigation prompt and VoIP call examples together against the embedded default.
+examples: deps
+	$(SWIFT) build
+	bash Examples/run-examples.sh
 
 bench: deps
 	$(SWIFT) build -c release --product PolicyBenchmark

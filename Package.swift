@@ -86,6 +86,24 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "audiosessionctl", dependencies: ["AudioSessionCLI"]),
+        // The examples (Examples/): a podcast player, a navigation prompt, a VoIP call. `make examples` runs them
+        // together against the embedded default.
+        .target(name: "ExampleSupport", dependencies: ["AlsaBackend", "AudioSessionPlayback"], path: "Examples/ExampleSupport"),
+        .executableTarget(
+            name: "podcast-player",
+            dependencies: ["AudioSessionClient", "AudioSessionPlayback", "ExampleSupport"],
+            path: "Examples/PodcastPlayer"
+        ),
+        .executableTarget(
+            name: "navigation-prompt",
+            dependencies: ["AudioSessionClient", "AudioSessionPlayback", "ExampleSupport"],
+            path: "Examples/NavigationPrompt"
+        ),
+        .executableTarget(
+            name: "voip-call",
+            dependencies: ["AudioSessionClient", "AudioSessionPlayback", "ExampleSupport"],
+            path: "Examples/VoIPCall"
+        ),
         // What tests and benchmarks share: a seeded random generator, private sound servers.
         .target(name: "AudioSessionTestSupport"),
         // The daemon against PulseAudio's own modules, side by side on private servers (docs/BENCHMARKS.md).

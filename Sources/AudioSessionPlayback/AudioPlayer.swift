@@ -42,7 +42,11 @@ public final class AudioPlayer: Sendable {
         format = file.format
         frameCount = file.frameCount
         let ended = EndRelay()
-        pump = PlaybackPump(file: file, pcm: pcm) { error in ended.fire(error) }
+        pump = PlaybackPump(
+            file: file,
+            pcm: pcm,
+            reopen: { try AlsaPCM(device: device, direction: .playback, format: file.format) }
+        ) { error in ended.fire(error) }
         transport = SessionTransport(session: session, direction: .output, controls: controls, pump: pump)
         ended.connect(transport, finished: "played to the end")
     }
@@ -70,7 +74,7 @@ public final class AudioPlayer: Sendable {
     /// The gain on its own samples (1 unless it applies the daemon's verdicts itself).
     public var gain: Double { transport.gain }
     /// Times the device ran dry and was restarted.
-    public var underruns: Int { pump.pcm.underrunCount }
+    public var underruns: Int { pump.underruns }
     /// What happens to it from now on, in order.
     public var events: AsyncStream<TransportEvent> { transport.events }
 }

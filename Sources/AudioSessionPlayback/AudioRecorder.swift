@@ -35,6 +35,7 @@ public final class AudioRecorder: Sendable {
         pump = CapturePump(
             writer: writer,
             pcm: pcm,
+            reopen: { try AlsaPCM(device: device, direction: .capture, format: format) },
             limitFrames: maximumDuration.map { Int($0 * Double(format.rate)) }
         ) { error in ended.fire(error) }
         transport = SessionTransport(session: session, direction: .input, controls: controls, pump: pump)
@@ -57,6 +58,6 @@ public final class AudioRecorder: Sendable {
     /// Seconds recorded.
     public var currentTime: Double { Double(pump.position) / Double(format.rate) }
     /// Times the device had more than was read and dropped some.
-    public var overruns: Int { pump.pcm.overrunCount }
+    public var overruns: Int { pump.overruns }
     public var events: AsyncStream<TransportEvent> { transport.events }
 }

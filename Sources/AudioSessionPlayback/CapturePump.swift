@@ -5,15 +5,21 @@ import Foundation
 /// records silence when the app applies verdicts itself).
 final class CapturePump: TransportPump {
     let writer: WAVWriter
-    let pcm: AlsaPCM
     let control = PumpControl()
+    private let device: PumpDevice
     /// Frames after which the recording ends by itself; nil: until stopped.
     private let limitFrames: Int?
     private let reachedEnd: @Sendable ((any Error)?) -> Void
 
-    init(writer: WAVWriter, pcm: AlsaPCM, limitFrames: Int?, reachedEnd: @escaping @Sendable ((any Error)?) -> Void) {
+    init(
+        writer: WAVWriter,
+        pcm: AlsaPCM,
+        reopen: @escaping @Sendable () throws -> AlsaPCM,
+        limitFrames: Int?,
+        reachedEnd: @escaping @Sendable ((any Error)?) -> Void
+    ) {
         self.writer = writer
-        self.pcm = pcm
+        self.device = PumpDevice(pcm, reopen: reopen)
         self.limitFrames = limitFrames
         self.reachedEnd = reachedEnd
         PumpControl.startThread(named: "audiosession-recorder") { [self] in loop() }
@@ -23,18 +29,19 @@ final class CapturePump: TransportPump {
     func halt() { control.update { $0.running = false } }
     func stop() { control.update { $0.running = false; $0.stopRequested = true } }
     func fade(to gain: Double, milliseconds: Int) { control.update { $0.fade = (gain, milliseconds) } }
-    func close() { control.update { $0.closing = true } }
+    func close() { control.closeAndWait() }
+
+    var overruns: Int { device.glitches }
 
     var position: Int { control.orders.withLock { $0.position } }
 
     private func loop() {
         var ramp = GainRamp()
-        var capturing = false
         var recorded = 0
-        let periodFrames = max(pcm.periodFrames, 256)
         defer {
             try? writer.finish()
-            pcm.close()
+            device.close()
+            control.threadEnded()
         }
         while true {
             let orders = control.orders.withLock { orders in
@@ -50,18 +57,17 @@ final class CapturePump: TransportPump {
             }
             if orders.stopRequested {
                 try? writer.finish()
+                device.close()
             }
             guard orders.running else {
-                if capturing {
-                    // What the device captured while paused is not part of the recording.
-                    try? pcm.drop()
-                    capturing = false
-                }
+                // What the device would capture while paused is not part of the recording: it is closed.
+                device.close()
                 control.sleep()
                 continue
             }
-            capturing = true
             do {
+                let pcm = try device.open()
+                let periodFrames = max(pcm.periodFrames, 256)
                 let wanted = limitFrames.map { min(periodFrames, $0 - recorded) } ?? periodFrames
                 var chunk = try pcm.read(frames: max(wanted, 0))
                 ramp.apply(to: &chunk, format: writer.format)
@@ -69,10 +75,12 @@ final class CapturePump: TransportPump {
                 recorded += chunk.count / writer.format.bytesPerFrame
                 control.orders.withLock { $0.position = recorded }
                 if let limitFrames, recorded >= limitFrames {
+                    device.close()
                     control.update { $0.running = false }
                     reachedEnd(nil)
                 }
             } catch {
+                device.close()
                 control.update { $0.running = false }
                 reachedEnd(error)
             }

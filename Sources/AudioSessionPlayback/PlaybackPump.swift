@@ -1,26 +1,31 @@
 import AlsaBackend
 import Foundation
 
-/// Plays a file to an ALSA PCM on a thread of its own, a period at a time, through a gain ramp.
+/// Plays a file to an ALSA PCM on a thread of its own, a period at a time, through a gain ramp. The device is
+/// open only while there is something to play: stopped or at the end, its stream is gone from the sound server
+/// (where it would otherwise count as a running stream of the session).
 final class PlaybackPump: TransportPump {
     let file: AudioFileReader
-    let pcm: AlsaPCM
     let control = PumpControl()
+    private let device: PumpDevice
     /// Called on the pump's thread when the last frame has been played.
     private let reachedEnd: @Sendable ((any Error)?) -> Void
 
-    init(file: AudioFileReader, pcm: AlsaPCM, reachedEnd: @escaping @Sendable ((any Error)?) -> Void) {
+    /// `pcm` is the device opened (to report a bad one at once); `reopen` opens it again after a stop.
+    init(file: AudioFileReader, pcm: AlsaPCM, reopen: @escaping @Sendable () throws -> AlsaPCM, reachedEnd: @escaping @Sendable ((any Error)?) -> Void) {
         self.file = file
-        self.pcm = pcm
+        self.device = PumpDevice(pcm, reopen: reopen)
         self.reachedEnd = reachedEnd
         PumpControl.startThread(named: "audiosession-player") { [self] in loop() }
     }
+
+    var underruns: Int { device.glitches }
 
     func run() { control.update { $0.running = true } }
     func halt() { control.update { $0.running = false } }
     func stop() { control.update { $0.running = false; $0.stopRequested = true } }
     func fade(to gain: Double, milliseconds: Int) { control.update { $0.fade = (gain, milliseconds) } }
-    func close() { control.update { $0.closing = true } }
+    func close() { control.closeAndWait() }
 
     var position: Int { control.orders.withLock { $0.position } }
 
@@ -28,10 +33,10 @@ final class PlaybackPump: TransportPump {
         var ramp = GainRamp()
         var paused = false
         var played = 0
-        let periodFrames = max(pcm.periodFrames, 256)
         defer {
-            pcm.close()
+            device.close()
             file.close()
+            control.threadEnded()
         }
         while true {
             let orders = control.orders.withLock { orders in
@@ -46,28 +51,30 @@ final class PlaybackPump: TransportPump {
                 ramp.setTarget(fade.gain, overFrames: fade.milliseconds * file.format.rate / 1000)
             }
             if orders.stopRequested {
-                try? pcm.drop()
+                device.close()
                 paused = false
                 file.seek(toFrame: 0)
                 played = 0
                 control.orders.withLock { $0.position = 0 }
             }
             guard orders.running else {
-                if !paused && played > 0 {
+                if !paused, let pcm = device.current {
                     try? pcm.pause()
                     paused = true
                 }
                 control.sleep()
                 continue
             }
-            if paused {
-                try? pcm.resume()
-                paused = false
-            }
             do {
-                var chunk = try file.readFrames(max: periodFrames)
+                let pcm = try device.open()
+                if paused {
+                    try? pcm.resume()
+                    paused = false
+                }
+                var chunk = try file.readFrames(max: max(pcm.periodFrames, 256))
                 if chunk.isEmpty {
                     try pcm.drain()
+                    device.close()
                     control.update { $0.running = false }
                     reachedEnd(nil)
                     continue
@@ -77,6 +84,7 @@ final class PlaybackPump: TransportPump {
                 let heard = max(0, played - ((try? pcm.delayFrames) ?? 0))
                 control.orders.withLock { $0.position = heard }
             } catch {
+                device.close()
                 control.update { $0.running = false }
                 reachedEnd(error)
             }

@@ -18,6 +18,21 @@ struct PumpOrders: Sendable {
 final class PumpControl: Sendable {
     let orders = Mutex(PumpOrders())
     private let wakeUp = DispatchSemaphore(value: 0)
+    private let ended = DispatchSemaphore(value: 0)
+
+    /// Tells the thread to let go of everything and waits until it has: when `close()` returns, the device is
+    /// closed (its stream gone from the sound server) and the file finished.
+    func closeAndWait() {
+        let first = orders.withLock { orders in
+            defer { orders.closing = true }
+            return !orders.closing
+        }
+        wakeUp.signal()
+        if first { ended.wait() }
+    }
+
+    /// Called by the thread as it ends.
+    func threadEnded() { ended.signal() }
 
     func update(_ change: (inout PumpOrders) -> Void) {
         orders.withLock { orders in

@@ -81,7 +81,7 @@ final class SessionTransport: Sendable {
     private func notice(_ notification: AudioSessionNotification) {
         switch notification {
         case .interruption(let interruption) where interruption.type == .began:
-            handleLater(.interruptionBegan, because: "interrupted: \(interruption.because ?? "by another session")")
+            handleLater(.interruptionBegan, because: interruption.because ?? "another session began")
         case .interruption(let interruption):
             let why = interruption.shouldResume ? "the interruption ended and it may resume" : "the interruption ended"
             handleLater(.interruptionEnded(shouldResume: interruption.shouldResume), because: why)
@@ -141,8 +141,8 @@ final class SessionTransport: Sendable {
                 let stream = try session.startStream(direction: direction) { [weak self] update in
                     self?.verdict(update)
                 }
+                // Its first verdict came through the callback, before `startStream` returned.
                 control.withLock { $0.stream = stream }
-                if let current = stream.current { verdict(current) }
             }
             pump.run()
         case .pause:

@@ -51,7 +51,10 @@ import Testing
     static func speakerLoudness(_ live: LiveDaemon) async throws -> Double {
         let path = live.server.directory + "/monitor-\(UUID().uuidString.prefix(6)).raw"
         let recorder = try live.server.spawn("parecord", ["--raw", "--format=s16le", "--channels=1", "--rate=44100", "--device=speaker.monitor", path])
-        try await Task.sleep(for: .milliseconds(600))
+        // parecord takes a moment to start on a busy machine: wait for 0.5 s of samples (2 bytes each), not a time.
+        try await eventually("parecord has recorded half a second of the speaker", within: 10) {
+            ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) >= 44_100
+        }
         recorder.terminate()
         recorder.waitUntilExit()
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -84,7 +87,7 @@ import Testing
 
         let stream = try await Self.playerStream(live)
         let call = try Self.client(live, app: "phone", call: true) { $0.category = .playAndRecord; $0.mode = .voiceChat }
-        try await Self.waitFor("interrupted: interrupted: interrupted by phone (A6)", from: player, on: live)
+        try await Self.waitFor("interrupted: interrupted by phone (A6)", from: player, on: live)
         try await eventually("the ALSA stream is paused on the server") { try await live.current(stream.index)?.corked == true }
         _ = try call.result(.make(.deactivate) { $0.notifyOthers = true })
         try await Self.waitFor("playing: the interruption ended and it may resume", from: player, on: live)

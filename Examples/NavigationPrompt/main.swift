@@ -1,0 +1,28 @@
+// A navigation prompt: speaks over whatever plays by ducking it (duckOthers), then lets it come back to full
+// volume as soon as the prompt is over.
+import AudioSessionClient
+import AudioSessionPlayback
+import ExampleSupport
+
+let session = AudioSession(appName: "navigation")
+try session.setCategory(.playback, mode: .voicePrompt, options: [.duckOthers])
+
+let prompt = try Example.soundFile(named: "prompt", seconds: 2, frequency: 660)
+let player = try AudioPlayer(contentsOf: prompt, device: Example.device, session: session)
+let narration = Example.narrate(player.events, as: "navigation")
+
+// Activation ducks the others; activate just before speaking and deactivate right after, so that the music is
+// down only while the prompt talks.
+try session.setActive(true)
+Example.say("navigation", "in 300 metres, turn left (others playing: \(session.isOtherAudioPlaying))")
+try player.play()
+_ = await Example.wait { player.state == .finished }
+player.close()
+do {
+    try session.setActive(false, options: .notifyOthersOnDeactivation)
+} catch {
+    // isBusy (D2): deactivated all the same; the daemon had not yet seen the player's stream leave the server.
+    guard error.code == .isBusy else { throw error }
+}
+Example.say("navigation", "done; the others are back to full volume")
+narration.cancel()

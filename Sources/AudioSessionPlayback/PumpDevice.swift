@@ -1,0 +1,43 @@
+import AlsaBackend
+import Synchronization
+
+/// A pump's ALSA PCM: open while the pump moves samples, closed when it stops, opened again when it runs.
+/// Only the pump's thread opens and closes it; the counts are read from anywhere.
+final class PumpDevice: Sendable {
+    private let reopen: @Sendable () throws -> AlsaPCM
+    private let state: Mutex<(pcm: AlsaPCM?, closedGlitches: Int)>
+
+    init(_ pcm: AlsaPCM, reopen: @escaping @Sendable () throws -> AlsaPCM) {
+        self.reopen = reopen
+        state = Mutex((pcm, 0))
+    }
+
+    var current: AlsaPCM? { state.withLock { $0.pcm } }
+
+    /// The open PCM, opening it again if it was closed.
+    func open() throws -> AlsaPCM {
+        if let pcm = current { return pcm }
+        let pcm = try reopen()
+        state.withLock { $0.pcm = pcm }
+        return pcm
+    }
+
+    func close() {
+        let pcm = state.withLock { state -> AlsaPCM? in
+            defer { state.pcm = nil }
+            if let pcm = state.pcm {
+                state.closedGlitches += pcm.direction == .playback ? pcm.underrunCount : pcm.overrunCount
+            }
+            return state.pcm
+        }
+        pcm?.close()
+    }
+
+    /// Underruns (playback) or overruns (capture) over every time it was open.
+    var glitches: Int {
+        state.withLock { state in
+            state.closedGlitches
+                + (state.pcm.map { $0.direction == .playback ? $0.underrunCount : $0.overrunCount } ?? 0)
+        }
+    }
+}
