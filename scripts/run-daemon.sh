@@ -35,6 +35,8 @@ run-daemon: try, in another terminal:
     .build/debug/audiosessionctl status --socket $socket
     PULSE_PROP=media.role=music paplay some.wav      # an unaware music app
     .build/debug/audiosessionctl run --socket $socket --category playback -- paplay some.wav
+    .build/debug/audiosessionctl play --socket $socket --category playback some.wav   # an ALSA player that obeys
+    AUDIOSESSIOND_SOCKET=$socket .build/debug/podcast-player                           # an example app
 EOT
 "$daemon" --socket "$socket" ${PULSE_SERVER:+--pulse-server "$PULSE_SERVER"} "$@" &
 daemon_pid=$!
