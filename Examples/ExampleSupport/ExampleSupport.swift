@@ -40,7 +40,10 @@ public enum Example {
                 case .state(let state, let because): say(who, "\(state.rawValue): \(because)")
                 case .gain(let gain): say(who, "gain \(gain) on its own samples")
                 case .verdict(let update):
-                    say(who, "the daemon says \(update.verdict.rawValue)\(update.verdict == .ducked ? " (gain \(update.gain))" : "")")
+                    say(
+                        who,
+                        "the daemon says \(update.verdict.rawValue)\(update.verdict == .ducked ? " (gain \(update.gain))" : "")"
+                    )
                 case .failed(let why): say(who, "failed: \(why)")
                 }
             }

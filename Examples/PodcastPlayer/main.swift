@@ -18,7 +18,10 @@ let narration = Example.narrate(player.events, as: "podcast")
 // The player obeys the session by itself; an app shows what happened to its listener.
 let routes = Task {
     for await change in session.routeChanges where change.reason == .oldDeviceUnavailable {
-        Example.say("podcast", "\(change.previousRoute.outputs.first?.portName ?? "the output") went away: paused; press play to go on")
+        Example.say(
+            "podcast",
+            "\(change.previousRoute.outputs.first?.portName ?? "the output") went away: paused; press play to go on"
+        )
     }
 }
 

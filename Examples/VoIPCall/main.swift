@@ -13,16 +13,24 @@ let remoteVoice = try Example.soundFile(named: "remote-voice", seconds: 3, frequ
 let recording = FileManager.default.temporaryDirectory.path + "/voip-microphone-\(getpid()).wav"
 let speaker = try AudioPlayer(contentsOf: remoteVoice, device: Example.device, session: session)
 let microphone = try AudioRecorder(path: recording, device: Example.device, session: session, maximumDuration: 3)
-let narration = [Example.narrate(speaker.events, as: "voip speaker"), Example.narrate(microphone.events, as: "voip microphone")]
+let narration = [
+    Example.narrate(speaker.events, as: "voip speaker"), Example.narrate(microphone.events, as: "voip microphone"),
+]
 
 try session.setActive(true)
-Example.say("voip", "call connected on \(session.currentRoute.outputs.first?.portName ?? "?") / \(session.currentRoute.inputs.first?.portName ?? "?")")
+Example.say(
+    "voip",
+    "call connected on \(session.currentRoute.outputs.first?.portName ?? "?") / \(session.currentRoute.inputs.first?.portName ?? "?")"
+)
 try speaker.play()
 try microphone.record()
 _ = await Example.wait { speaker.state == .finished && microphone.state == .finished }
 speaker.close()
 microphone.close()
-Example.say("voip", "hung up after \(String(format: "%.1f", microphone.currentTime)) s; the microphone went to \(recording)")
+Example.say(
+    "voip",
+    "hung up after \(String(format: "%.1f", microphone.currentTime)) s; the microphone went to \(recording)"
+)
 // Without notifyOthersOnDeactivation the interrupted apps would stay stopped (D3).
 do {
     try session.setActive(false, options: .notifyOthersOnDeactivation)

@@ -19,7 +19,10 @@ struct PlayCommand: ControlCommand {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var session: SessionArguments
 
-    @Option(name: .customLong("raw-format"), help: "Read the file as raw PCM: FORMAT:CHANNELS:RATE, e.g. s16le:2:48000.")
+    @Option(
+        name: .customLong("raw-format"),
+        help: "Read the file as raw PCM: FORMAT:CHANNELS:RATE, e.g. s16le:2:48000."
+    )
     var rawFormat: String?
 
     @Argument(help: "The file to play.")
@@ -39,7 +42,10 @@ struct PlayCommand: ControlCommand {
         )
         defer { player.close() }
         try session.declare(audioSession)
-        print("playing \(file) (\(player.format), \(TransportProgress.clock(player.duration))) to \(session.device)", to: &output)
+        print(
+            "playing \(file) (\(player.format), \(TransportProgress.clock(player.duration))) to \(session.device)",
+            to: &output
+        )
         let events = player.events
         try player.play()
         let progress = TransportProgress(

@@ -30,7 +30,11 @@ struct SessionArguments: ParsableArguments {
 
     /// Declares the category, mode and options asked for.
     func declare(_ session: AudioSession) throws {
-        try session.setCategory(category, mode: mode, options: options.reduce(into: CategoryOptions()) { $0.insert($1.option) })
+        try session.setCategory(
+            category,
+            mode: mode,
+            options: options.reduce(into: CategoryOptions()) { $0.insert($1.option) }
+        )
     }
 }
 

@@ -41,11 +41,14 @@ struct TransportProgress {
         return SignalTrap.catching([SIGINT, SIGTERM]) {
             while true {
                 let now = position()
-                for line in lines.withLock({ pending in defer { pending.removeAll() }; return pending }) {
+                for line in lines.withLock({ pending in
+                    defer { pending.removeAll() }; return pending
+                }) {
                     if onTerminal { print("\r\u{1B}[K", terminator: "", to: &output) }
                     print("[\(Self.clock(now.seconds))] \(line)", to: &output)
                 }
-                let progress = "\(Self.clock(now.seconds))\(total.map { " / \(Self.clock($0))" } ?? "")  \(now.state.rawValue)  gain \(Self.format(now.gain))  \(glitchWord) \(now.glitches)"
+                let progress =
+                    "\(Self.clock(now.seconds))\(total.map { " / \(Self.clock($0))" } ?? "")  \(now.state.rawValue)  gain \(Self.format(now.gain))  \(glitchWord) \(now.glitches)"
                 if onTerminal {
                     print("\r\u{1B}[K" + progress, terminator: "", to: &output)
                 } else if now.seconds - lastPrinted >= 1 || now.state != .playing {

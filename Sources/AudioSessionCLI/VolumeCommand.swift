@@ -24,10 +24,16 @@ struct VolumeCommand: ControlCommand {
         }
         let status = try connection.connect().status()
         guard let volume = status.volume else {
-            print("the daemon has no mixer control (it runs with a sound server, or its ALSA mixer is off)", to: &errors)
+            print(
+                "the daemon has no mixer control (it runs with a sound server, or its ALSA mixer is off)",
+                to: &errors
+            )
             return 1
         }
-        print("volume: \(VolumeLevel.percent(volume))\(status.mixerMuted == true ? " (muted for the silent switch)" : "")", to: &output)
+        print(
+            "volume: \(VolumeLevel.percent(volume))\(status.mixerMuted == true ? " (muted for the silent switch)" : "")",
+            to: &output
+        )
         return 0
     }
 }

@@ -48,7 +48,9 @@ final class AlsaJackService: Service {
             do {
                 let controls = try AlsaCardControls(card: card)
                 let jacks = try controls.jacks()
-                logger.info("jacks of \(card): \(jacks.isEmpty ? "none" : jacks.map { "\($0.name) \($0.isPlugged ? "plugged" : "empty")" }.joined(separator: ", "))")
+                logger.info(
+                    "jacks of \(card): \(jacks.isEmpty ? "none" : jacks.map { "\($0.name) \($0.isPlugged ? "plugged" : "empty")" }.joined(separator: ", "))"
+                )
                 ports = report(jacks, after: ports, inventory: true)
                 reported = false
                 while !stopping.load(ordering: .relaxed) {
@@ -58,7 +60,9 @@ final class AlsaJackService: Service {
                 return
             } catch {
                 if !reported {
-                    logger.warning("jacks of \(card): \(error); ports come from connectPort only until the card can be read (retrying)")
+                    logger.warning(
+                        "jacks of \(card): \(error); ports come from connectPort only until the card can be read (retrying)"
+                    )
                     reported = true
                 }
                 // The card went away: its jacks' ports went with it.
@@ -69,7 +73,9 @@ final class AlsaJackService: Service {
         }
     }
 
-    private func report(_ jacks: [JackControl], after old: [AudioSessionPolicy.Port], inventory: Bool) -> [AudioSessionPolicy.Port] {
+    private func report(_ jacks: [JackControl], after old: [AudioSessionPolicy.Port], inventory: Bool)
+        -> [AudioSessionPolicy.Port]
+    {
         let new = JackPorts.ports(of: jacks, settings: settings)
         let facts = JackPorts.facts(from: old, to: new)
         if inventory { inputs.yield(.sound(.serverConnected)) }

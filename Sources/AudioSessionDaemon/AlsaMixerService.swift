@@ -30,7 +30,8 @@ final class AlsaMixerService: Service, MixerEnforcer {
         case hold(Bool)
     }
 
-    init(control: MixerControlName, inputs: AsyncStream<DaemonInput>.Continuation, logger: Logger, journalPath: String?) {
+    init(control: MixerControlName, inputs: AsyncStream<DaemonInput>.Continuation, logger: Logger, journalPath: String?)
+    {
         self.control = control
         self.inputs = inputs
         self.logger = logger
@@ -68,7 +69,9 @@ final class AlsaMixerService: Service, MixerEnforcer {
                 return
             } catch {
                 if !reported {
-                    logger.warning("mixer \(control): \(error); the silent switch and system volume reach only apps of the client library until it can be opened (retrying)")
+                    logger.warning(
+                        "mixer \(control): \(error); the silent switch and system volume reach only apps of the client library until it can be opened (retrying)"
+                    )
                     inputs.yield(.sound(.mixerGone(reason: "\(error)")))
                     reported = true
                 }
@@ -80,11 +83,15 @@ final class AlsaMixerService: Service, MixerEnforcer {
     private func serve(_ mixer: AlsaMixer) throws {
         try giveBackWhatAnEarlierDaemonHeld(mixer)
         var ledger = MixerLedger(hasSwitch: mixer.hasSwitch, reading: try read(mixer))
-        logger.info("mixer \(control): opened, volume \(Int(ledger.user.volume * 100))%\(ledger.user.muted ? ", muted by the user" : "")\(mixer.hasSwitch ? "" : ", no switch: held at volume 0 for the silent switch")")
+        logger.info(
+            "mixer \(control): opened, volume \(Int(ledger.user.volume * 100))%\(ledger.user.muted ? ", muted by the user" : "")\(mixer.hasSwitch ? "" : ", no switch: held at volume 0 for the silent switch")"
+        )
         inputs.yield(.sound(.mixerVolume(ledger.user.volume)))
         defer { giveBack(mixer, &ledger) }
         while !stopping.load(ordering: .relaxed) {
-            for command in commands.withLock({ pending in defer { pending.removeAll() }; return pending }) {
+            for command in commands.withLock({ pending in
+                defer { pending.removeAll() }; return pending
+            }) {
                 let target: MixerLedger.Reading?
                 switch command {
                 case .setVolume(let volume): target = ledger.setVolume(volume)
@@ -105,7 +112,9 @@ final class AlsaMixerService: Service, MixerEnforcer {
             case .unchanged: break
             case .changedByUser(let volumeChanged, let holdEnded):
                 if holdEnded {
-                    logger.notice("mixer \(control): unmuted outside the daemon while held for the silent switch; the user's wish stands")
+                    logger.notice(
+                        "mixer \(control): unmuted outside the daemon while held for the silent switch; the user's wish stands"
+                    )
                     removeJournal()
                 } else if ledger.held {
                     writeJournal(ledger)
@@ -149,7 +158,11 @@ final class AlsaMixerService: Service, MixerEnforcer {
 
     private func writeJournal(_ ledger: MixerLedger) {
         guard let journalPath else { return }
-        StateFiles.save(Journal(card: control.card, control: control.control, ledger: ledger), to: journalPath, logger: logger)
+        StateFiles.save(
+            Journal(card: control.card, control: control.control, ledger: ledger),
+            to: journalPath,
+            logger: logger
+        )
     }
 
     private func removeJournal() {
@@ -160,7 +173,9 @@ final class AlsaMixerService: Service, MixerEnforcer {
     /// A journal left by a daemon that died holding the control: the user's values go back on it, unless the
     /// control no longer shows what the daemon held (someone changed it since: that is the user's now).
     private func giveBackWhatAnEarlierDaemonHeld(_ mixer: AlsaMixer) throws {
-        guard let journalPath, let journal = StateFiles.load(Journal.self, from: journalPath, logger: logger) else { return }
+        guard let journalPath, let journal = StateFiles.load(Journal.self, from: journalPath, logger: logger) else {
+            return
+        }
         defer { removeJournal() }
         guard journal.card == control.card, journal.control == control.control else { return }
         let reading = try read(mixer)

@@ -14,7 +14,13 @@ extension DaemonCore {
     mutating func mixerVolumeSeen(_ volume: Double) {
         let opened = mixer == nil
         if opened || mixer?.volume != volume {
-            effects.append(.log(opened ? "mixer: system volume \(Self.percent(volume))" : "mixer: volume set to \(Self.percent(volume)) outside the daemon; that is the system volume now"))
+            effects.append(
+                .log(
+                    opened
+                        ? "mixer: system volume \(Self.percent(volume))"
+                        : "mixer: volume set to \(Self.percent(volume)) outside the daemon; that is the system volume now"
+                )
+            )
         }
         if mixer == nil { mixer = MixerState(volume: volume) }
         mixer?.volume = volume
@@ -30,7 +36,16 @@ extension DaemonCore {
     /// `setVolume`: the system volume, on the mixer control.
     mutating func setVolume(_ request: Request, _ client: ClientID) {
         guard mixer != nil, let volume = request.volume else {
-            return fail(request, client, ErrorBody(code: PolicyErrorCode.badParam.rawValue, message: "setVolume: this daemon has no mixer control (it runs with a sound server, or alsa.mixer is off or could not be opened); set the volume with the sound server's own tools", field: "volume"))
+            return fail(
+                request,
+                client,
+                ErrorBody(
+                    code: PolicyErrorCode.badParam.rawValue,
+                    message:
+                        "setVolume: this daemon has no mixer control (it runs with a sound server, or alsa.mixer is off or could not be opened); set the volume with the sound server's own tools",
+                    field: "volume"
+                )
+            )
         }
         mixer?.volume = volume
         effects.append(.setMixerVolume(volume))
@@ -47,7 +62,13 @@ extension DaemonCore {
         guard wanted != held else { return }
         mixer?.heldMuted = wanted
         effects.append(.holdMixerMuted(wanted))
-        effects.append(.log(wanted ? "mixer: muted: the switch is silent and nothing that may be heard plays (O4)" : "mixer: given back: \(engine.silentSwitchPosition == .silent ? "a stream the switch spares is playing" : "the switch is on ring")"))
+        effects.append(
+            .log(
+                wanted
+                    ? "mixer: muted: the switch is silent and nothing that may be heard plays (O4)"
+                    : "mixer: given back: \(engine.silentSwitchPosition == .silent ? "a stream the switch spares is playing" : "the switch is on ring")"
+            )
+        )
     }
 
     /// A running output stream the policy lets be heard (audible or ducked).

@@ -18,6 +18,7 @@ enum JackPorts {
     /// What the policy is told when the plugged ports go from `old` to `new`: ports gone first (R4 stops the
     /// music before anything else is decided), then ports that arrived.
     static func facts(from old: [Port], to new: [Port]) -> [SoundFact] {
-        old.filter { !new.contains($0) }.map { .portGone($0) } + new.filter { !old.contains($0) }.map { .portAvailable($0) }
+        old.filter { !new.contains($0) }.map { .portGone($0) }
+            + new.filter { !old.contains($0) }.map { .portAvailable($0) }
     }
 }

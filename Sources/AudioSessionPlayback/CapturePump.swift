@@ -27,7 +27,11 @@ final class CapturePump: TransportPump {
 
     func run() { control.update { $0.running = true } }
     func halt() { control.update { $0.running = false } }
-    func stop() { control.update { $0.running = false; $0.stopRequested = true } }
+    func stop() {
+        control.update {
+            $0.running = false; $0.stopRequested = true
+        }
+    }
     func fade(to gain: Double, milliseconds: Int) { control.update { $0.fade = (gain, milliseconds) } }
     func close() { control.closeAndWait() }
 

@@ -12,7 +12,12 @@ final class PlaybackPump: TransportPump {
     private let reachedEnd: @Sendable ((any Error)?) -> Void
 
     /// `pcm` is the device opened (to report a bad one at once); `reopen` opens it again after a stop.
-    init(file: AudioFileReader, pcm: AlsaPCM, reopen: @escaping @Sendable () throws -> AlsaPCM, reachedEnd: @escaping @Sendable ((any Error)?) -> Void) {
+    init(
+        file: AudioFileReader,
+        pcm: AlsaPCM,
+        reopen: @escaping @Sendable () throws -> AlsaPCM,
+        reachedEnd: @escaping @Sendable ((any Error)?) -> Void
+    ) {
         self.file = file
         self.device = PumpDevice(pcm, reopen: reopen)
         self.reachedEnd = reachedEnd
@@ -23,7 +28,11 @@ final class PlaybackPump: TransportPump {
 
     func run() { control.update { $0.running = true } }
     func halt() { control.update { $0.running = false } }
-    func stop() { control.update { $0.running = false; $0.stopRequested = true } }
+    func stop() {
+        control.update {
+            $0.running = false; $0.stopRequested = true
+        }
+    }
     func fade(to gain: Double, milliseconds: Int) { control.update { $0.fade = (gain, milliseconds) } }
     func close() { control.closeAndWait() }
 

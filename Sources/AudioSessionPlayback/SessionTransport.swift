@@ -24,7 +24,8 @@ final class SessionTransport: Sendable {
         var duckFadeMilliseconds = 200
     }
 
-    init(session: AudioSession, direction: StreamDirection, controls: TransportRules.Controls, pump: any TransportPump) {
+    init(session: AudioSession, direction: StreamDirection, controls: TransportRules.Controls, pump: any TransportPump)
+    {
         self.session = session
         self.direction = direction
         self.pump = pump

@@ -25,7 +25,10 @@ import Testing
             state = server.directory + "/state"
             configuration = server.directory + "/alsa.yaml"
             try "alsa: { mixer: { card: pulse, control: Master }, jacks: { card: pulse } }\n".write(
-                toFile: configuration, atomically: true, encoding: .utf8)
+                toFile: configuration,
+                atomically: true,
+                encoding: .utf8
+            )
             process = SharedValue(nil)
         }
 
@@ -35,7 +38,9 @@ import Testing
                 ["--no-sound-server", "--socket", socket, "--config", configuration, "--state-dir", state]
             )
             process.set(daemon)
-            try await eventually("the daemon listens on \(socket)") { (try? ControlConnection(path: self.socket)) != nil }
+            try await eventually("the daemon listens on \(socket)") {
+                (try? ControlConnection(path: self.socket)) != nil
+            }
             try await eventually("the daemon has opened the mixer") { try self.status().volume != nil }
         }
 
@@ -93,7 +98,11 @@ import Testing
         let music = try ControlConnection(path: daemon.socket)
         _ = try music.result(Request(op: .hello))
         _ = try music.result(.make(.setCategory) { $0.category = .playback })
-        _ = try music.result(.make(.startStream) { $0.stream = 1; $0.direction = .output })
+        _ = try music.result(
+            .make(.startStream) {
+                $0.stream = 1; $0.direction = .output
+            }
+        )
         try await eventually("the sink is given back for the music") { try !daemon.sinkMuted() }
         _ = try music.result(.make(.pauseStream) { $0.stream = 1 })
         try await eventually("the sink is muted again") { try daemon.sinkMuted() }

@@ -43,10 +43,16 @@ import Testing
 
     @Test func aBadAlsaSectionIsAnErrorAtItsLineNamingTheField() {
         #expect {
-            _ = try DaemonConfigurationLoader.parse(yaml: "alsa:\n  jacks:\n    ports:\n      - { jack: Headphone*, port: earbuds }\n", file: "bad.yaml")
+            _ = try DaemonConfigurationLoader.parse(
+                yaml: "alsa:\n  jacks:\n    ports:\n      - { jack: Headphone*, port: earbuds }\n",
+                file: "bad.yaml"
+            )
         } throws: { "\($0)".contains("bad.yaml:4") && "\($0)".contains("earbuds") }
         #expect {
-            _ = try DaemonConfigurationLoader.parse(yaml: "alsa:\n  mixer: { card: default, volume: Master }\n", file: "bad.yaml")
+            _ = try DaemonConfigurationLoader.parse(
+                yaml: "alsa:\n  mixer: { card: default, volume: Master }\n",
+                file: "bad.yaml"
+            )
         } throws: { "\($0)".contains("bad.yaml:2") && "\($0)".contains("volume") }
     }
 
@@ -56,13 +62,23 @@ import Testing
         var core = DaemonCoreTests.core()
         let music = DaemonCoreTests.music
         _ = core.handle(.sound(.serverConnected))
-        for fact in JackPorts.facts(from: [], to: JackPorts.ports(of: try Self.recorded("intel-hda-laptop"), settings: .standard)) {
+        for fact in JackPorts.facts(
+            from: [],
+            to: JackPorts.ports(of: try Self.recorded("intel-hda-laptop"), settings: .standard)
+        ) {
             _ = core.handle(.sound(fact))
         }
         _ = core.handle(.sound(.inventoryTaken))
         _ = core.handle(.request(music, DaemonCoreTests.request(.subscribe)))
         _ = core.handle(.request(music, DaemonCoreTests.request(.setCategory) { $0.category = .playback }))
-        _ = core.handle(.request(music, DaemonCoreTests.request(.startStream) { $0.stream = 1; $0.direction = .output }))
+        _ = core.handle(
+            .request(
+                music,
+                DaemonCoreTests.request(.startStream) {
+                    $0.stream = 1; $0.direction = .output
+                }
+            )
+        )
         #expect(core.state(of: SessionID(1))?.currentRoute.output == .headphones)
         var effects: [DaemonEffect] = []
         for fact in JackPorts.facts(from: [.headphones], to: []) { effects += core.handle(.sound(fact)) }

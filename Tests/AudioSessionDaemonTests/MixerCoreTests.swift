@@ -28,23 +28,56 @@ import Testing
 
     @Test func theSilentSwitchHoldsTheMixerOnlyWhileNothingThatMayBeHeardPlays() {
         var core = Self.coreWithMixer()
-        #expect(Self.mixerEffects(core.handle(.request(Self.phone, Core.request(.setSilentSwitch) { $0.position = .silent }))) == [.holdMixerMuted(true)])
+        #expect(
+            Self.mixerEffects(
+                core.handle(.request(Self.phone, Core.request(.setSilentSwitch) { $0.position = .silent }))
+            ) == [.holdMixerMuted(true)]
+        )
         #expect(core.status().mixerMuted == true)
         // A game (soloAmbient) starting is silenced by the switch: the control stays held.
-        _ = core.handle(.request(Self.phone, Core.request(.startStream) { $0.stream = 1; $0.direction = .output }))
+        _ = core.handle(
+            .request(
+                Self.phone,
+                Core.request(.startStream) {
+                    $0.stream = 1; $0.direction = .output
+                }
+            )
+        )
         #expect(core.status().mixerMuted == true)
         // Music (playback) the switch spares starts: the control is given back for it.
         _ = core.handle(.request(Self.music, Core.request(.setCategory) { $0.category = .playback }))
-        #expect(Self.mixerEffects(core.handle(.request(Self.music, Core.request(.startStream) { $0.stream = 1; $0.direction = .output }))) == [.holdMixerMuted(false)])
+        #expect(
+            Self.mixerEffects(
+                core.handle(
+                    .request(
+                        Self.music,
+                        Core.request(.startStream) {
+                            $0.stream = 1; $0.direction = .output
+                        }
+                    )
+                )
+            ) == [.holdMixerMuted(false)]
+        )
         // It pauses: held again; the switch goes to ring: given back.
-        #expect(Self.mixerEffects(core.handle(.request(Self.music, Core.request(.pauseStream) { $0.stream = 1 }))) == [.holdMixerMuted(true)])
-        #expect(Self.mixerEffects(core.handle(.request(Self.phone, Core.request(.setSilentSwitch) { $0.position = .ring }))) == [.holdMixerMuted(false)])
+        #expect(
+            Self.mixerEffects(core.handle(.request(Self.music, Core.request(.pauseStream) { $0.stream = 1 }))) == [
+                .holdMixerMuted(true)
+            ]
+        )
+        #expect(
+            Self.mixerEffects(core.handle(.request(Self.phone, Core.request(.setSilentSwitch) { $0.position = .ring })))
+                == [.holdMixerMuted(false)]
+        )
         #expect(core.status().mixerMuted == false)
     }
 
     @Test func withoutAMixerNothingIsHeldAndSetVolumeIsRefusedWithTheReason() {
         var core = Core.core()
-        #expect(Self.mixerEffects(core.handle(.request(Self.phone, Core.request(.setSilentSwitch) { $0.position = .silent }))) == [])
+        #expect(
+            Self.mixerEffects(
+                core.handle(.request(Self.phone, Core.request(.setSilentSwitch) { $0.position = .silent }))
+            ) == []
+        )
         let effects = core.handle(.request(Self.phone, Core.request(.setVolume) { $0.volume = 0.5 }))
         let reply = Core.replies(effects, to: Self.phone).first
         #expect(reply?.error?.code == "badParam")
@@ -66,8 +99,12 @@ import Testing
     }
 
     @Test func setVolumeIsAControlRequestAndItsLevelIsChecked() throws {
-        #expect(throws: ProtocolError.self) { try Request.decode(line: Array(#"{"op":"setVolume","volume":1.5}"#.utf8)) }
-        #expect(throws: ProtocolError.self) { try Request.decode(line: Array(#"{"op":"setVolume","volume":"loud"}"#.utf8)) }
+        #expect(throws: ProtocolError.self) {
+            try Request.decode(line: Array(#"{"op":"setVolume","volume":1.5}"#.utf8))
+        }
+        #expect(throws: ProtocolError.self) {
+            try Request.decode(line: Array(#"{"op":"setVolume","volume":"loud"}"#.utf8))
+        }
         let request = try Request.decode(line: Array(#"{"op":"setVolume","volume":0.25}"#.utf8))
         #expect(request.volume == 0.25)
         #expect(request.op.isControl)
@@ -97,10 +134,14 @@ import Testing
     @Test func aVolumeChangedWhileHeldIsKeptAndAnUnmuteEndsTheHold() {
         var ledger = MixerLedger(hasSwitch: true, reading: Reading(muted: false, volume: 0.7))
         _ = ledger.hold(true)
-        #expect(ledger.observe(Reading(muted: true, volume: 0.4)) == .changedByUser(volumeChanged: true, holdEnded: false))
+        #expect(
+            ledger.observe(Reading(muted: true, volume: 0.4)) == .changedByUser(volumeChanged: true, holdEnded: false)
+        )
         #expect(ledger.hold(false) == Reading(muted: false, volume: 0.4))
         _ = ledger.hold(true)
-        #expect(ledger.observe(Reading(muted: false, volume: 0.4)) == .changedByUser(volumeChanged: false, holdEnded: true))
+        #expect(
+            ledger.observe(Reading(muted: false, volume: 0.4)) == .changedByUser(volumeChanged: false, holdEnded: true)
+        )
         #expect(!ledger.held)
         #expect(ledger.hold(false) == nil)
     }

@@ -18,18 +18,31 @@ import Testing
     static func play(_ live: LiveDaemon, _ arguments: [String] = []) throws -> Process {
         try live.server.spawn(
             tool,
-            ["play", live.tone, "--socket", live.socket, "--device", "pulse", "--category", "playback", "--mode", "spokenAudio", "--app", "podcast"] + arguments
+            [
+                "play", live.tone, "--socket", live.socket, "--device", "pulse", "--category", "playback", "--mode",
+                "spokenAudio", "--app", "podcast",
+            ] + arguments
         )
     }
 
-    static func waitFor(_ text: String, from process: Process, on live: LiveDaemon, within seconds: Double = 5) async throws {
-        try await eventually("the player prints '\(text)'", within: seconds) { live.server.output(of: process).contains(text) }
+    static func waitFor(_ text: String, from process: Process, on live: LiveDaemon, within seconds: Double = 5)
+        async throws
+    {
+        try await eventually("the player prints '\(text)'", within: seconds) {
+            live.server.output(of: process).contains(text)
+        }
     }
 
     /// A session that says hello, declares itself and activates, on a connection of its own.
-    static func client(_ live: LiveDaemon, app: String, call: Bool = false, _ configure: (inout Request) -> Void) throws -> ControlConnection {
+    static func client(_ live: LiveDaemon, app: String, call: Bool = false, _ configure: (inout Request) -> Void) throws
+        -> ControlConnection
+    {
         let connection = try live.client()
-        _ = try connection.result(.make(.hello) { $0.app = app; if call { $0.call = true } })
+        _ = try connection.result(
+            .make(.hello) {
+                $0.app = app; if call { $0.call = true }
+            }
+        )
         _ = try connection.result(.make(.setCategory, configure))
         _ = try connection.result(.make(.activate))
         return connection
@@ -39,7 +52,9 @@ import Testing
     static func playerStream(_ live: LiveDaemon) async throws -> PulseSinkInput {
         let deadline = ContinuousClock.now + .seconds(5)
         while ContinuousClock.now < deadline {
-            if let found = try await live.observer.sinkInputs().first(where: { $0.properties["application.process.binary"] == "audiosessionctl" }) {
+            if let found = try await live.observer.sinkInputs().first(where: {
+                $0.properties["application.process.binary"] == "audiosessionctl"
+            }) {
                 return found
             }
             try await Task.sleep(for: .milliseconds(20))
@@ -50,7 +65,10 @@ import Testing
     /// The loudness of what the speaker plays, from its monitor: root mean square of 0.4 s of 16-bit samples.
     static func speakerLoudness(_ live: LiveDaemon) async throws -> Double {
         let path = live.server.directory + "/monitor-\(UUID().uuidString.prefix(6)).raw"
-        let recorder = try live.server.spawn("parecord", ["--raw", "--format=s16le", "--channels=1", "--rate=44100", "--device=speaker.monitor", path])
+        let recorder = try live.server.spawn(
+            "parecord",
+            ["--raw", "--format=s16le", "--channels=1", "--rate=44100", "--device=speaker.monitor", path]
+        )
         // parecord takes a moment to start on a busy machine: wait for 0.5 s of samples (2 bytes each), not a time.
         try await eventually("parecord has recorded half a second of the speaker", within: 10) {
             ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) >= 44_100
@@ -74,7 +92,9 @@ import Testing
         let full = try await Self.speakerLoudness(live)
         #expect(full > 1000, "the tone is heard: \(full)")
 
-        let navigation = try Self.client(live, app: "navigation") { $0.category = .playback; $0.mode = .voicePrompt; $0.options = [.duckOthers] }
+        let navigation = try Self.client(live, app: "navigation") {
+            $0.category = .playback; $0.mode = .voicePrompt; $0.options = [.duckOthers]
+        }
         try await Self.waitFor("gain 0.25", from: player, on: live)
         try await Task.sleep(for: .milliseconds(300))
         let ducked = try await Self.speakerLoudness(live)
@@ -86,9 +106,13 @@ import Testing
         #expect(restored / full > 0.8, "back to full: \(restored) of \(full)")
 
         let stream = try await Self.playerStream(live)
-        let call = try Self.client(live, app: "phone", call: true) { $0.category = .playAndRecord; $0.mode = .voiceChat }
+        let call = try Self.client(live, app: "phone", call: true) {
+            $0.category = .playAndRecord; $0.mode = .voiceChat
+        }
         try await Self.waitFor("interrupted: interrupted by phone (A6)", from: player, on: live)
-        try await eventually("the ALSA stream is paused on the server") { try await live.current(stream.index)?.corked == true }
+        try await eventually("the ALSA stream is paused on the server") {
+            try await live.current(stream.index)?.corked == true
+        }
         _ = try call.result(.make(.deactivate) { $0.notifyOthers = true })
         try await Self.waitFor("playing: the interruption ended and it may resume", from: player, on: live)
         try await eventually("the ALSA stream runs again") { try await live.current(stream.index)?.corked == false }
@@ -111,19 +135,28 @@ import Testing
         defer { player.terminate() }
         let stream = try await Self.playerStream(live)
         let headphones = try #require(try await live.sinkIndex(named: "headphones"))
-        try await eventually("the player plays on the headphones (R1)") { try await live.current(stream.index)?.sinkIndex == headphones }
+        try await eventually("the player plays on the headphones (R1)") {
+            try await live.current(stream.index)?.sinkIndex == headphones
+        }
         let before = try #require(try await live.current(stream.index)?.volume)
 
-        let navigation = try Self.client(live, app: "navigation") { $0.category = .playback; $0.mode = .voicePrompt; $0.options = [.duckOthers] }
-        try await eventually("the daemon ducks the player's stream") { try await live.current(stream.index)?.volume == before.scaled(by: 0.25) }
+        let navigation = try Self.client(live, app: "navigation") {
+            $0.category = .playback; $0.mode = .voicePrompt; $0.options = [.duckOthers]
+        }
+        try await eventually("the daemon ducks the player's stream") {
+            try await live.current(stream.index)?.volume == before.scaled(by: 0.25)
+        }
         try await Self.waitFor("verdict ducked to 0.25", from: player, on: live)
         #expect(!live.server.output(of: player).contains("gain 0.25"), "the player leaves its samples alone")
         _ = try navigation.result(.make(.deactivate) { $0.notifyOthers = true })
-        try await eventually("the user's volume is back", within: 8) { try await live.current(stream.index)?.volume == before }
+        try await eventually("the user's volume is back", within: 8) {
+            try await live.current(stream.index)?.volume == before
+        }
 
         let module = try #require(
             try live.server.pactl(["list", "short", "modules"]).split(separator: "\n")
-                .first { $0.contains("sink_name=headphones") }?.split(separator: "\t").first.flatMap { UInt32($0) })
+                .first { $0.contains("sink_name=headphones") }?.split(separator: "\t").first.flatMap { UInt32($0) }
+        )
         try live.server.unloadModule(module)
         try await Self.waitFor("pausedByRouteChange: headphones went away", from: player, on: live)
     }
@@ -134,7 +167,10 @@ import Testing
         let file = live.server.directory + "/recorded.wav"
         let recorder = try live.server.spawn(
             Self.tool,
-            ["record", file, "--socket", live.socket, "--device", "pulse", "--category", "record", "--duration", "1", "--format", "s16le:1:48000"]
+            [
+                "record", file, "--socket", live.socket, "--device", "pulse", "--category", "record", "--duration", "1",
+                "--format", "s16le:1:48000",
+            ]
         )
         try await eventually("the recording ends by itself", within: 10) { !recorder.isRunning }
         let output = live.server.output(of: recorder)
@@ -143,7 +179,10 @@ import Testing
         #expect(output.contains("finished: recorded its full length"), "\(output)")
         let data = try Data(contentsOf: URL(fileURLWithPath: file))
         #expect(String(decoding: data.prefix(4), as: UTF8.self) == "RIFF")
-        #expect(abs((data.count - 44) / 2 - 48_000) <= 4_800, "one second of 16-bit mono at 48 kHz: \(data.count) bytes")
+        #expect(
+            abs((data.count - 44) / 2 - 48_000) <= 4_800,
+            "one second of 16-bit mono at 48 kHz: \(data.count) bytes"
+        )
     }
 
     /// Bad input, each a clear error naming what is wrong, before the daemon is even asked.
@@ -170,12 +209,19 @@ import Testing
             (["record", directory + "/out.wav", "--format", "s12le:1:48000"], ["s12le"]),
         ]
         for (arguments, says) in cases {
-            let result = try Self.run(arguments + ["--category", arguments[0] == "play" ? "playback" : "record", "--socket", directory + "/no-daemon"])
+            let result = try Self.run(
+                arguments + [
+                    "--category", arguments[0] == "play" ? "playback" : "record", "--socket", directory + "/no-daemon",
+                ]
+            )
             #expect(result.status == 1, "\(arguments): \(result.errors)")
             for word in says {
                 #expect(result.errors.contains(word), "\(arguments) should name \(word): \(result.errors)")
             }
-            #expect(!result.errors.contains("daemon"), "\(arguments): the file or device is reported first: \(result.errors)")
+            #expect(
+                !result.errors.contains("daemon"),
+                "\(arguments): the file or device is reported first: \(result.errors)"
+            )
         }
     }
 
@@ -189,7 +235,9 @@ import Testing
         process.standardError = errors
         try process.run()
         process.waitUntilExit()
-        func text(_ pipe: Pipe) -> String { String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        func text(_ pipe: Pipe) -> String {
+            String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        }
         return CtlResult(status: process.terminationStatus, output: text(output), errors: text(errors))
     }
 }

@@ -55,7 +55,9 @@ import Testing
     @Test func verdictsBecomeGainOnlyWhenTheAppAppliesThem() {
         var selfDucking = TransportRules(controls: .media, appliesGain: true)
         _ = selfDucking.handle(.play)
-        #expect(selfDucking.handle(.verdict(gain: 0.25, fadeMilliseconds: 200)) == [.fadeGain(to: 0.25, milliseconds: 200)])
+        #expect(
+            selfDucking.handle(.verdict(gain: 0.25, fadeMilliseconds: 200)) == [.fadeGain(to: 0.25, milliseconds: 200)]
+        )
         #expect(selfDucking.handle(.verdict(gain: 0.25, fadeMilliseconds: 200)) == [])
         #expect(selfDucking.handle(.verdict(gain: 1, fadeMilliseconds: 200)) == [.fadeGain(to: 1, milliseconds: 200)])
         var daemonDucks = TransportRules(controls: .media, appliesGain: false)
