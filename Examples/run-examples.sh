@@ -27,6 +27,8 @@ scripts/sound-server.sh start pulseaudio "$work/server" >/dev/null
 source "$work/server/env"
 # The client library finds the daemon here; the examples play to ALSA's `default`, which is PulseAudio's plug-in.
 export AUDIOSESSIOND_SOCKET="$work/control"
+# The examples' own files (generated sounds, the call's recording) go with the rest of this run.
+export TMPDIR="$work"
 
 "$bin/audiosessiond" --socket "$AUDIOSESSIOND_SOCKET" --pulse-server "$PULSE_SERVER" --state-dir "$work/state" \
     >"$work/daemon.log" 2>&1 &
@@ -75,5 +77,7 @@ echo "run-examples: pulling out the headphones paused the podcast"
 kill -INT "$podcast_pid"
 wait "$podcast_pid" || fail "podcast-player did not end cleanly on SIGINT"
 podcast_pid=""
+# Each example's ALSA stream on the server belongs to its own session: none was ever taken for an unaware app.
+if grep -q "unaware app" "$work/daemon.log"; then fail "an example's stream was taken for an unaware app's"; fi
 echo "run-examples: all three examples did what they show"
 for log in podcast navigation voip; do echo "----- $log"; cat "$work/$log.log"; done

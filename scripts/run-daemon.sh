@@ -38,7 +38,9 @@ run-daemon: try, in another terminal:
     .build/debug/audiosessionctl play --socket $socket --category playback some.wav   # an ALSA player that obeys
     AUDIOSESSIOND_SOCKET=$socket .build/debug/podcast-player                           # an example app
 EOT
-"$daemon" --socket "$socket" ${PULSE_SERVER:+--pulse-server "$PULSE_SERVER"} "$@" &
+# A state directory of its own: a try-out as root must not write the system-wide /var/lib/audiosessiond.
+"$daemon" --socket "$socket" --state-dir "$runtime/audiosessiond-run-state" \
+    ${PULSE_SERVER:+--pulse-server "$PULSE_SERVER"} "$@" &
 daemon_pid=$!
 trap 'kill -TERM $daemon_pid 2>/dev/null || true' INT TERM
 wait $daemon_pid || true

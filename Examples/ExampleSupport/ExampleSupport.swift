@@ -20,7 +20,15 @@ public enum Example {
         }
         try writer.append(samples)
         try writer.finish()
+        generated.withLock { $0.append(path) }
         return path
+    }
+
+    private static let generated = Mutex<[String]>([])
+
+    /// Removes the sounds `soundFile` wrote; an example calls it as it ends.
+    public static func removeGeneratedFiles() {
+        for path in generated.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
     }
 
     /// The ALSA device: `$AUDIO_DEVICE`, else `default`.

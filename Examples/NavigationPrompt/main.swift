@@ -18,11 +18,7 @@ Example.say("navigation", "in 300 metres, turn left (others playing: \(session.i
 try player.play()
 _ = await Example.wait { player.state == .finished }
 player.close()
-do {
-    try session.setActive(false, options: .notifyOthersOnDeactivation)
-} catch {
-    // isBusy (D2): deactivated all the same; the daemon had not yet seen the player's stream leave the server.
-    guard error.code == .isBusy else { throw error }
-}
+try session.setActive(false, options: .notifyOthersOnDeactivation)
 Example.say("navigation", "done; the others are back to full volume")
 narration.cancel()
+Example.removeGeneratedFiles()

@@ -32,10 +32,6 @@ Example.say(
     "hung up after \(String(format: "%.1f", microphone.currentTime)) s; the microphone went to \(recording)"
 )
 // Without notifyOthersOnDeactivation the interrupted apps would stay stopped (D3).
-do {
-    try session.setActive(false, options: .notifyOthersOnDeactivation)
-} catch {
-    // isBusy (D2): deactivated all the same; the daemon had not yet seen the player's stream leave the server.
-    guard error.code == .isBusy else { throw error }
-}
+try session.setActive(false, options: .notifyOthersOnDeactivation)
 for task in narration { task.cancel() }
+Example.removeGeneratedFiles()

@@ -8,9 +8,13 @@ struct ConnectionOptions: ParsableArguments {
     var socket: String = ConnectionOptions.defaultSocketPath
 
     /// The daemon's own default (`DaemonOptions.defaultSocketPath`), worked out the same way here so that the
-    /// tool does not link the daemon: `$XDG_RUNTIME_DIR/audiosessiond/control`, or the same under
-    /// `/tmp/audiosessiond-UID` for a user without a runtime directory.
+    /// tool does not link the daemon: `$AUDIOSESSIOND_SOCKET`, else `$XDG_RUNTIME_DIR/audiosessiond/control`, or
+    /// the same under `/tmp/audiosessiond-UID` for a user without a runtime directory.
     static var defaultSocketPath: String {
+        // The same variable the client library reads, so that the tool and the apps find the same daemon.
+        if let explicit = ProcessInfo.processInfo.environment["AUDIOSESSIOND_SOCKET"], !explicit.isEmpty {
+            return explicit
+        }
         let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? "/tmp/audiosessiond-\(getuid())"
         return runtime + "/audiosessiond/control"
     }

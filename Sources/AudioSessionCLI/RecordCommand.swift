@@ -1,6 +1,7 @@
 import AlsaBackend
 import ArgumentParser
 import AudioSessionPlayback
+import Foundation
 
 /// `audiosessionctl record FILE --category C [--duration S]`: records from ALSA into a WAV file as an aware app.
 struct RecordCommand: ControlCommand {
@@ -26,21 +27,32 @@ struct RecordCommand: ControlCommand {
     @Argument(help: "The WAV file to write.")
     var file: String
 
+    func validate() throws {
+        guard session.category == .record || session.category == .playAndRecord else {
+            throw ValidationError("--category \(session.category.rawValue) has no input; record needs record or playAndRecord")
+        }
+        if let duration, duration <= 0 { throw ValidationError("--duration must be more than 0 seconds") }
+    }
+
     func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32 {
         let pcmFormat = try PCMFormat(parsing: format)
         // The file and the device first: a bad one is reported before the daemon is asked anything.
         let audioSession = session.session(on: connection.socket)
         defer { audioSession.close() }
-        let recorder = try AudioRecorder(
+        let recorder = try openingDevice(session.device) {
+            try AudioRecorder(
             path: file,
             format: pcmFormat,
             device: session.device,
             session: audioSession,
             controls: session.controls,
             maximumDuration: duration
-        )
+            )
+        }
         try session.declare(audioSession)
         print("recording \(pcmFormat) from \(session.device) to \(file)", to: &output)
+        // Before anything can fail on standard error: the two stay in order on a terminal.
+        fflush(nil)
         let events = recorder.events
         try recorder.record()
         let progress = TransportProgress(

@@ -1,3 +1,4 @@
+import AlsaBackend
 import ArgumentParser
 import AudioSessionClient
 import AudioSessionPlayback
@@ -39,3 +40,12 @@ struct SessionArguments: ParsableArguments {
 }
 
 extension TransportRules.Controls: ExpressibleByArgument {}
+
+/// Opens a player or recorder; a device that is not there gets a hint on how to find one.
+func openingDevice<Value>(_ device: String, _ open: () throws -> Value) throws -> Value {
+    do {
+        return try open()
+    } catch let error as AlsaError where error.code == .deviceNotFound {
+        throw CLIError("\(error.message); `aplay -L` lists the ALSA devices (`default` needs a sound card, or a sound server to reach through ALSA's pulse plug-in)")
+    }
+}

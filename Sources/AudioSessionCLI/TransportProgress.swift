@@ -13,6 +13,8 @@ struct TransportProgress {
     var position: () -> (seconds: Double, state: TransportRules.State, gain: Double, glitches: Int)
     var total: Double?
     var glitchWord: String
+    /// The play/pause button: called for each line typed when standard input is a terminal.
+    var playPause: (@Sendable () -> Void)?
 
     /// Waits until the transport is finished, stopped, or paused for good (interrupted without resuming or
     /// stopped by its route, with `exitWhenPaused`), or a SIGINT/SIGTERM arrives; prints as it goes. Returns
@@ -37,6 +39,14 @@ struct TransportProgress {
         }
         defer { collector.cancel() }
         let onTerminal = isatty(STDOUT_FILENO) == 1
+        if let playPause, isatty(STDIN_FILENO) == 1 {
+            print("Enter pauses and plays; Ctrl-C stops.", to: &output)
+            // A line read is a press of the button; the thread ends with the process.
+            let reader = Thread {
+                while readLine() != nil { playPause() }
+            }
+            reader.start()
+        }
         var lastPrinted = -1.0
         return SignalTrap.catching([SIGINT, SIGTERM]) {
             while true {

@@ -7,18 +7,22 @@ struct VolumeCommand: ControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "volume",
         abstract: "Show or set the system volume (daemons without a sound server: the ALSA mixer control).",
-        discussion: "LEVEL is a percentage (`40%` or `40`) or a fraction from 0 to 1 (`0.4`)."
+        discussion: "LEVEL is a percentage (`40%`, or a whole number: `40`) or a fraction with a decimal point (`0.4`, `1.0`)."
     )
 
     @OptionGroup var connection: ConnectionOptions
 
     @Argument(help: "The new volume: 0-100% or 0.0-1.0.")
-    var level: VolumeLevel?
+    var level: String?
+
+    func validate() throws {
+        if let level { _ = try VolumeLevel.parse(level) }
+    }
 
     func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32 {
         if let level {
             var request = Request(op: .setVolume)
-            request.volume = level.fraction
+            request.volume = try VolumeLevel.parse(level)
             _ = try connection.send(request)
             return 0
         }
@@ -38,17 +42,27 @@ struct VolumeCommand: ControlCommand {
     }
 }
 
-/// A volume as written on the command line.
+/// A volume as written on the command line: `40%` or `40` (a whole number is a percentage), or `0.4` (a number
+/// with a decimal point is a fraction of full volume). So `1` is 1% and `1.0` is full volume.
 struct VolumeLevel: ExpressibleByArgument {
     var fraction: Double
 
     init?(argument: String) {
-        let percent = argument.hasSuffix("%")
-        guard let number = Double(percent ? String(argument.dropLast()) : argument), number >= 0 else { return nil }
-        // A bare number above 1 is a percentage: `volume 40`.
-        let fraction = percent || number > 1 ? number / 100 : number
-        guard fraction <= 1 else { return nil }
+        guard let fraction = try? Self.parse(argument) else { return nil }
         self.fraction = fraction
+    }
+
+    static func parse(_ text: String) throws -> Double {
+        let percent = text.hasSuffix("%")
+        let digits = percent ? String(text.dropLast()) : text
+        guard let number = Double(digits), number.isFinite, number >= 0 else {
+            throw ValidationError("'\(text)' is not a volume; write a percentage (40% or 40) or a fraction (0.4)")
+        }
+        let fraction = percent || !digits.contains(".") ? number / 100 : number
+        guard fraction <= 1 else {
+            throw ValidationError("'\(text)' is more than full volume; the most is 100% (or 1.0)")
+        }
+        return fraction
     }
 
     static func percent(_ fraction: Double) -> String { "\(Int((fraction * 100).rounded()))%" }

@@ -72,6 +72,34 @@ public final class AudioSession: Sendable {
         }
     }
 
+    /// Connects to the daemon now (`hello`, `subscribe`) rather than on the first call that needs it, so that
+    /// the daemon knows the app before its first sound-server stream appears (a stream of a process with no
+    /// session yet would be taken for an unaware app's). Throws `daemonUnavailable` when there is no daemon;
+    /// the library keeps trying either way.
+    public func connect() throws(AudioSessionError) {
+        try perform { worker throws(AudioSessionError) in try worker.connectNow() }
+    }
+
+    /// Where `overrideOutputAudioPort` sends the output of a `playAndRecord` session.
+    public enum PortOverride: String, Sendable, Hashable {
+        /// The route the policy chooses (R1-R4).
+        case none
+        /// The built-in speaker, whatever else is connected (R5).
+        case speaker
+    }
+
+    /// Sends a `playAndRecord` session's output to the speaker, or back to its route (R5); any other category
+    /// throws `badParam`.
+    public func overrideOutputAudioPort(_ port: PortOverride) throws(AudioSessionError) {
+        try perform { worker throws(AudioSessionError) in try worker.overrideOutput(port.rawValue) }
+    }
+
+    /// The session as the daemon reports it now (a round trip when connected; the last known otherwise).
+    package func currentState() -> SessionStateBody? {
+        _ = try? perform { worker throws(AudioSessionError) in try worker.refreshState() }
+        return state.withLock { $0.snapshot }
+    }
+
     /// The category last set (the daemon's, once it has it).
     public var category: Category { state.withLock { $0.category } }
     /// The mode last set.

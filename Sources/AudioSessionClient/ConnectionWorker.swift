@@ -284,6 +284,18 @@ final class ConnectionWorker {
         try sessionRequest(Request(op: .getState))
     }
 
+    /// Connects now if it can; throws `daemonUnavailable` if it cannot.
+    func connectNow() throws(AudioSessionError) {
+        guard ensureConnected() else { throw unavailable }
+    }
+
+    func overrideOutput(_ port: String) throws(AudioSessionError) {
+        guard ensureConnected() else { throw unavailable }
+        var request = Request(op: .overrideOutput)
+        request.port = port
+        try sessionRequest(request)
+    }
+
     static func startRequest(_ number: Int, _ direction: StreamDirection) -> Request {
         var request = Request(op: .startStream)
         request.stream = number

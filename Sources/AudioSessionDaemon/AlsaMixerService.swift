@@ -112,6 +112,7 @@ final class AlsaMixerService: Service, MixerEnforcer {
             case .unchanged: break
             case .changedByUser(let volumeChanged, let holdEnded):
                 if holdEnded {
+                    inputs.yield(.sound(.mixerReleasedByUser))
                     logger.notice(
                         "mixer \(control): unmuted outside the daemon while held for the silent switch; the user's wish stands"
                     )

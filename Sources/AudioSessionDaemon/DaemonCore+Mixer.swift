@@ -7,6 +7,9 @@ struct MixerState: Sendable, Equatable {
     var volume: Double
     /// Whether the daemon holds the control muted for the silent switch (the user's own mute is the backend's).
     var heldMuted = false
+    /// The user unmuted the control while it was held: it is not held again until the switch would give it
+    /// back and then hold it anew.
+    var releasedByUser = false
 }
 
 extension DaemonCore {
@@ -31,6 +34,13 @@ extension DaemonCore {
         guard mixer != nil else { return }
         mixer = nil
         effects.append(.log("mixer: gone: \(reason)"))
+    }
+
+    mutating func mixerReleasedByUser() {
+        guard mixer?.heldMuted == true else { return }
+        mixer?.heldMuted = false
+        mixer?.releasedByUser = true
+        effects.append(.log("mixer: unmuted by the user while held for the silent switch; left so until the switch's next decision"))
     }
 
     /// `setVolume`: the system volume, on the mixer control.
@@ -59,6 +69,10 @@ extension DaemonCore {
     mutating func holdMixerForSilentSwitch() {
         guard let held = mixer?.heldMuted else { return }
         let wanted = engine.silentSwitchPosition == .silent && !isAnyOutputHeard
+        if mixer?.releasedByUser == true {
+            if !wanted { mixer?.releasedByUser = false }
+            return
+        }
         guard wanted != held else { return }
         mixer?.heldMuted = wanted
         effects.append(.holdMixerMuted(wanted))

@@ -45,6 +45,7 @@ extension DaemonCore {
             }
         case .mixerVolume(let volume): mixerVolumeSeen(volume)
         case .mixerGone(let reason): mixerGone(reason)
+        case .mixerReleasedByUser: mixerReleasedByUser()
         case .streamGone(let origin):
             waitingStreams[origin] = nil
             soundStreams[origin] = nil

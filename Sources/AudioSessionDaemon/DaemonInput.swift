@@ -50,6 +50,9 @@ enum SoundFact: Sendable, Equatable {
     case streamMovedByServer(StreamOrigin)
     /// The ALSA mixer control (no sound server) opened with this volume, or someone else set it so.
     case mixerVolume(Double)
+    /// Someone else unmuted the ALSA mixer control while the daemon held it for the silent switch: their wish
+    /// stands until the switch's next decision.
+    case mixerReleasedByUser
     /// The ALSA mixer control could not be used any more.
     case mixerGone(reason: String)
 }

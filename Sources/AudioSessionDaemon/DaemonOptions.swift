@@ -50,8 +50,12 @@ public struct DaemonOptions: Sendable {
         self.systemd = systemd
     }
 
-    /// `$XDG_RUNTIME_DIR/audiosessiond/control`, or under /tmp for a user without a runtime directory.
+    /// `$AUDIOSESSIOND_SOCKET` (what clients read too), else `$XDG_RUNTIME_DIR/audiosessiond/control`, or under
+    /// /tmp for a user without a runtime directory.
     public static var defaultSocketPath: String {
+        if let explicit = ProcessInfo.processInfo.environment["AUDIOSESSIOND_SOCKET"], !explicit.isEmpty {
+            return explicit
+        }
         let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? "/tmp/audiosessiond-\(getuid())"
         return runtime + "/audiosessiond/control"
     }

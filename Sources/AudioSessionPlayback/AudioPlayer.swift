@@ -31,9 +31,13 @@ public final class AudioPlayer: Sendable {
         controls: TransportRules.Controls = .media
     ) throws {
         let file = try AudioFileReader(path: path, rawFormat: rawFormat)
-        let pcm: AlsaPCM
+        // The daemon learns of this process before its device makes a stream on a sound server (a stream of a
+        // process with no session would be taken for an unaware app's, U1). No daemon yet: it is told later.
+        try? session.connect()
+        // Opened once to report a missing or unsuitable device now, then closed until the first play: an open
+        // device is a running stream on the server, which would activate the session before its time (D5).
         do {
-            pcm = try AlsaPCM(device: device, direction: .playback, format: file.format)
+            try AlsaPCM(device: device, direction: .playback, format: file.format).close()
         } catch {
             file.close()
             throw error
@@ -44,8 +48,7 @@ public final class AudioPlayer: Sendable {
         let ended = EndRelay()
         pump = PlaybackPump(
             file: file,
-            pcm: pcm,
-            reopen: { try AlsaPCM(device: device, direction: .playback, format: file.format) }
+            open: { try AlsaPCM(device: device, direction: .playback, format: file.format) }
         ) { error in ended.fire(error) }
         transport = SessionTransport(session: session, direction: .output, controls: controls, pump: pump)
         ended.connect(transport, finished: "played to the end")
@@ -68,6 +71,8 @@ public final class AudioPlayer: Sendable {
     }
 
     public var state: TransportRules.State { transport.state }
+    /// Whether it is playing now (not paused, interrupted, stopped or finished).
+    public var isPlaying: Bool { state == .playing }
     /// Seconds played, as far as the device has got.
     public var currentTime: Double { Double(pump.position) / Double(format.rate) }
     public var duration: Double { Double(frameCount) / Double(format.rate) }

@@ -21,29 +21,38 @@ public final class AudioRecorder: Sendable {
         controls: TransportRules.Controls = .media,
         maximumDuration: Double? = nil
     ) throws {
-        let pcm = try AlsaPCM(device: device, direction: .capture, format: format)
-        let writer: WAVWriter
-        do {
-            writer = try WAVWriter(path: path, format: format)
-        } catch {
-            pcm.close()
-            throw error
-        }
+        try? session.connect()
+        // Opened once to report a missing or unsuitable device now, then closed until recording starts.
+        try AlsaPCM(device: device, direction: .capture, format: format).close()
+        // An existing file is replaced, as `arecord` does.
+        let writer = try WAVWriter(path: path, format: format)
         self.path = path
         self.format = format
         let ended = EndRelay()
         pump = CapturePump(
             writer: writer,
-            pcm: pcm,
-            reopen: { try AlsaPCM(device: device, direction: .capture, format: format) },
+            open: { try AlsaPCM(device: device, direction: .capture, format: format) },
             limitFrames: maximumDuration.map { Int($0 * Double(format.rate)) }
         ) { error in ended.fire(error) }
         transport = SessionTransport(session: session, direction: .input, controls: controls, pump: pump)
         ended.connect(transport, finished: "recorded its full length")
     }
 
-    /// Activates the session and records. Throws the session's error when it cannot be activated.
-    public func record() throws { try transport.handleNow(.play, because: "recording") }
+    /// Activates the session and records. Throws `badParam` when the session's category has no input (only
+    /// `record` and `playAndRecord` do: any other would record silence, O1), and the session's error when it
+    /// cannot be activated.
+    public func record() throws {
+        let category = transport.session.category
+        guard category == .record || category == .playAndRecord else {
+            throw AudioSessionError(
+                .badParam,
+                "category \(category.rawValue) has no input: set record or playAndRecord before recording (O1)",
+                rule: "O1",
+                field: "category"
+            )
+        }
+        try transport.handleNow(.play, because: "recording")
+    }
     public func pause() { try? transport.handleNow(.pause, because: "paused") }
     /// Stops and finishes the file.
     public func stop() { try? transport.handleNow(.stop, because: "stopped") }
@@ -55,6 +64,8 @@ public final class AudioRecorder: Sendable {
     }
 
     public var state: TransportRules.State { transport.state }
+    /// Whether it is recording now.
+    public var isRecording: Bool { state == .playing }
     /// Seconds recorded.
     public var currentTime: Double { Double(pump.position) / Double(format.rate) }
     /// Times the device had more than was read and dropped some.

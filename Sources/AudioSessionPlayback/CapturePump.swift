@@ -13,13 +13,12 @@ final class CapturePump: TransportPump {
 
     init(
         writer: WAVWriter,
-        pcm: AlsaPCM,
-        reopen: @escaping @Sendable () throws -> AlsaPCM,
+        open: @escaping @Sendable () throws -> AlsaPCM,
         limitFrames: Int?,
         reachedEnd: @escaping @Sendable ((any Error)?) -> Void
     ) {
         self.writer = writer
-        self.device = PumpDevice(pcm, reopen: reopen)
+        self.device = PumpDevice(open: open)
         self.limitFrames = limitFrames
         self.reachedEnd = reachedEnd
         PumpControl.startThread(named: "audiosession-recorder") { [self] in loop() }
@@ -27,11 +26,7 @@ final class CapturePump: TransportPump {
 
     func run() { control.update { $0.running = true } }
     func halt() { control.update { $0.running = false } }
-    func stop() {
-        control.update {
-            $0.running = false; $0.stopRequested = true
-        }
-    }
+    func stop() { control.stopAndWait() }
     func fade(to gain: Double, milliseconds: Int) { control.update { $0.fade = (gain, milliseconds) } }
     func close() { control.closeAndWait() }
 
@@ -51,17 +46,21 @@ final class CapturePump: TransportPump {
             let orders = control.orders.withLock { orders in
                 defer {
                     orders.fade = nil
-                    orders.stopRequested = false
+                    orders.stopRequests = 0
                 }
                 return orders
             }
-            if orders.closing { return }
+            if orders.closing {
+                control.stopsDone(orders.stopRequests)
+                return
+            }
             if let fade = orders.fade {
                 ramp.setTarget(fade.gain, overFrames: fade.milliseconds * writer.format.rate / 1000)
             }
-            if orders.stopRequested {
+            if orders.stopRequests > 0 {
                 try? writer.finish()
                 device.close()
+                control.stopsDone(orders.stopRequests)
             }
             guard orders.running else {
                 // What the device would capture while paused is not part of the recording: it is closed.

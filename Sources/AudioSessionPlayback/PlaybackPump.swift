@@ -11,15 +11,14 @@ final class PlaybackPump: TransportPump {
     /// Called on the pump's thread when the last frame has been played.
     private let reachedEnd: @Sendable ((any Error)?) -> Void
 
-    /// `pcm` is the device opened (to report a bad one at once); `reopen` opens it again after a stop.
+    /// `open` opens the device, each time the pump starts moving samples.
     init(
         file: AudioFileReader,
-        pcm: AlsaPCM,
-        reopen: @escaping @Sendable () throws -> AlsaPCM,
+        open: @escaping @Sendable () throws -> AlsaPCM,
         reachedEnd: @escaping @Sendable ((any Error)?) -> Void
     ) {
         self.file = file
-        self.device = PumpDevice(pcm, reopen: reopen)
+        self.device = PumpDevice(open: open)
         self.reachedEnd = reachedEnd
         PumpControl.startThread(named: "audiosession-player") { [self] in loop() }
     }
@@ -28,11 +27,7 @@ final class PlaybackPump: TransportPump {
 
     func run() { control.update { $0.running = true } }
     func halt() { control.update { $0.running = false } }
-    func stop() {
-        control.update {
-            $0.running = false; $0.stopRequested = true
-        }
-    }
+    func stop() { control.stopAndWait() }
     func fade(to gain: Double, milliseconds: Int) { control.update { $0.fade = (gain, milliseconds) } }
     func close() { control.closeAndWait() }
 
@@ -51,20 +46,24 @@ final class PlaybackPump: TransportPump {
             let orders = control.orders.withLock { orders in
                 defer {
                     orders.fade = nil
-                    orders.stopRequested = false
+                    orders.stopRequests = 0
                 }
                 return orders
             }
-            if orders.closing { return }
+            if orders.closing {
+                control.stopsDone(orders.stopRequests)
+                return
+            }
             if let fade = orders.fade {
                 ramp.setTarget(fade.gain, overFrames: fade.milliseconds * file.format.rate / 1000)
             }
-            if orders.stopRequested {
+            if orders.stopRequests > 0 {
                 device.close()
                 paused = false
+                // Back to the start; `position` keeps where it stopped until it plays again.
                 file.seek(toFrame: 0)
                 played = 0
-                control.orders.withLock { $0.position = 0 }
+                control.stopsDone(orders.stopRequests)
             }
             guard orders.running else {
                 if !paused, let pcm = device.current {

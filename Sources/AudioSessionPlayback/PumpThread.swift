@@ -5,8 +5,9 @@ import Synchronization
 /// ALSA call is made on the pump's own thread: a PCM is not safe to drive from two threads at once.
 struct PumpOrders: Sendable {
     var running = false
-    /// Set by `stop()`, taken by the thread: go back to the start (player) or finish the file (recorder).
-    var stopRequested = false
+    /// `stop()`s waiting, taken by the thread: go back to the start (player) or finish the file (recorder),
+    /// close the device, then tell each of them.
+    var stopRequests = 0
     var closing = false
     /// A new gain to glide to, and over how long; taken by the thread.
     var fade: (gain: Double, milliseconds: Int)?
@@ -19,6 +20,22 @@ final class PumpControl: Sendable {
     let orders = Mutex(PumpOrders())
     private let wakeUp = DispatchSemaphore(value: 0)
     private let ended = DispatchSemaphore(value: 0)
+    private let stopped = DispatchSemaphore(value: 0)
+
+    /// Tells the thread to stop and waits until it has: the device is closed when this returns (or after two
+    /// seconds, should the device hang).
+    func stopAndWait() {
+        update {
+            $0.running = false
+            $0.stopRequests += 1
+        }
+        _ = stopped.wait(timeout: .now() + .seconds(2))
+    }
+
+    /// Called by the thread once it has carried out `count` stops.
+    func stopsDone(_ count: Int) {
+        for _ in 0..<count { stopped.signal() }
+    }
 
     /// Tells the thread to let go of everything and waits until it has: when `close()` returns, the device is
     /// closed (its stream gone from the sound server) and the file finished.

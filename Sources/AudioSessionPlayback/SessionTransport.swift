@@ -1,6 +1,6 @@
 import AudioSessionClient
 import AudioSessionPolicy
-import Dispatch
+import Foundation
 import Synchronization
 
 /// The half of a player or recorder that obeys the session: it feeds `TransportRules` the app's play and
@@ -19,6 +19,9 @@ final class SessionTransport: Sendable {
 
     private struct Control {
         var rules: TransportRules
+        /// The state the app sees: the rules' state once its actions are carried out (so that an app that sees
+        /// `finished` finds the device closed and the stream gone).
+        var visible: TransportRules.State = .stopped
         var stream: ReportedStream?
         /// The fade the last duck came with: unducking takes as long.
         var duckFadeMilliseconds = 200
@@ -41,7 +44,7 @@ final class SessionTransport: Sendable {
         }
     }
 
-    var state: TransportRules.State { control.withLock { $0.rules.state } }
+    var state: TransportRules.State { control.withLock { $0.visible } }
     var gain: Double { control.withLock { $0.rules.gain } }
 
     /// Every event from now on; the sequence ends when the transport closes.
@@ -72,6 +75,7 @@ final class SessionTransport: Sendable {
             try? stream?.remove()
         }
         pump.close()
+        waitUntilTheDaemonSeesNoRunningStream()
         let continuations = listeners.withLock { listeners in
             defer { listeners.removeAll() }
             return listeners
@@ -156,14 +160,31 @@ final class SessionTransport: Sendable {
                 return control.stream
             }
             try? stream?.remove()
+            waitUntilTheDaemonSeesNoRunningStream()
         case .fadeGain(let gain, let milliseconds):
             pump.fade(to: gain, milliseconds: milliseconds)
             publish(.gain(gain))
         }
     }
 
+    /// With a sound server, the daemon learns from the server that the device's stream left, a moment after the
+    /// device closed. Waits (half a second at most) until it has, so that `setActive(false)` right after is not
+    /// answered `isBusy` (D2) for a stream that is already gone.
+    private func waitUntilTheDaemonSeesNoRunningStream() {
+        guard session.soundServerEnforces == true else { return }
+        let deadline = ContinuousClock.now + .milliseconds(500)
+        while ContinuousClock.now < deadline {
+            guard let state = session.currentState() else { return }
+            if (direction == .output ? state.output.rawValue : state.input.rawValue) == "none" { return }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+
     private func publishState(from before: TransportRules.State, because: String) {
-        let after = state
+        let after = control.withLock { control in
+            control.visible = control.rules.state
+            return control.visible
+        }
         if after != before { publish(.state(after, because: because)) }
     }
 

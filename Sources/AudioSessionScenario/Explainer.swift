@@ -25,6 +25,9 @@ public struct Explainer: Sendable {
         let port = reason.port?.rawValue ?? "a port"
         let phrase =
             switch reason.rule {
+            // C7 names another session when a category change made it interrupt others, none for the session's
+            // own route changing with its category.
+            case .C7 where reason.session == nil: "its category changed"
             case .A4, .A5, .A6, .C7: "interrupted by \(other)"
             case .D4: "interrupted; its interrupter was interrupted, so it now waits on \(other)"
             case .D3: "its interruption by \(other) ended"
@@ -40,7 +43,7 @@ public struct Explainer: Sendable {
             case .U2: "its grace period after the last stream ended ran out"
             case .U3: "resumed by the daemon after its interruption ended"
             case .M1: "the sound server was lost or reset"
-            case .O1: "its category has no output"
+            case .O1: "its category has no output (for a recording: no input)"
             case .R4 where reason.event != nil: "\(port) was disconnected"
             case .O4: "the silent switch is on"
             case .O5: reason.session == nil ? "the screen is locked" : "its app is in the background"

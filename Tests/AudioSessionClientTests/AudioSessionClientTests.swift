@@ -30,6 +30,30 @@ import Testing
         }
     }
 
+    @Test func theSpeakerOverrideIsForPlayAndRecordOnly() async throws {
+        try await TestDaemon.with { daemon in
+            try await onThread {
+                let call = AudioSession(socketPath: daemon.socketPath, appName: "intercom")
+                defer { call.close() }
+                try call.connect()
+                #expect(try daemon.status().sessions.contains { $0.app == "intercom" })
+                try call.setCategory(.playback)
+                let refused = #expect(throws: AudioSessionError.self) { try call.overrideOutputAudioPort(.speaker) }
+                #expect(refused?.code == .badParam)
+                #expect(refused?.rule == "R5")
+                try daemon.control(.connectPort, port: "headphones")
+                try call.setCategory(.playAndRecord, mode: .voiceChat)
+                func output() throws -> AudioSessionPolicy.Port? { try daemon.status().sessions.first { $0.app == "intercom" }?.currentRoute.output }
+                #expect(try output() == .headphones)
+                try call.overrideOutputAudioPort(.speaker)
+                #expect(try output() == .speaker)
+                #expect(call.currentRoute.outputs.map(\.portType) == [.speaker])
+                try call.overrideOutputAudioPort(.none)
+                #expect(try output() == .headphones)
+            }
+        }
+    }
+
     @Test func illegalOptionIsBadParamAndChangesNothing() async throws {
         try await TestDaemon.with { daemon in
             try await onThread {

@@ -137,6 +137,7 @@ import Testing
         try daemon.send(.setSilentSwitch) { $0.position = .silent }
         try await eventually("held again") { try daemon.sinkMuted() }
         _ = try daemon.server.pactl(["set-sink-mute", "@DEFAULT_SINK@", "0"])
+        try await eventually("the status says the daemon no longer holds it") { try daemon.status().mixerMuted == false }
         try await Task.sleep(for: .milliseconds(300))
         #expect(try !daemon.sinkMuted())
         daemon.stop()

@@ -160,3 +160,20 @@ import Testing
         #expect(ledger.observe(Reading(muted: false, volume: 0.516)) == .unchanged)
     }
 }
+
+extension MixerCoreTests {
+    @Test func aUserWhoUnmutesWhileHeldIsLeftSoUntilTheSwitchsNextDecision() {
+        var core = Self.coreWithMixer()
+        let silent = Core.request(.setSilentSwitch) { $0.position = .silent }
+        let ring = Core.request(.setSilentSwitch) { $0.position = .ring }
+        _ = core.handle(.request(Self.phone, silent))
+        #expect(core.status().mixerMuted == true)
+        #expect(Self.mixerEffects(core.handle(.sound(.mixerReleasedByUser))) == [])
+        #expect(core.status().mixerMuted == false)
+        // Anything else happening (a game starting, silenced) does not hold it again behind the user's back.
+        #expect(Self.mixerEffects(core.handle(.request(Self.phone, Core.request(.startStream) { $0.stream = 1; $0.direction = .output }))) == [])
+        // The switch's next decision: ring gives back (nothing to do), silent holds again.
+        #expect(Self.mixerEffects(core.handle(.request(Self.phone, ring))) == [])
+        #expect(Self.mixerEffects(core.handle(.request(Self.phone, silent))) == [.holdMixerMuted(true)])
+    }
+}

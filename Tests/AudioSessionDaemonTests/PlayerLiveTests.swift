@@ -223,6 +223,10 @@ import Testing
                 "\(arguments): the file or device is reported first: \(result.errors)"
             )
         }
+        let noInput = try Self.run(["record", directory + "/out.wav", "--category", "playback", "--socket", directory + "/no-daemon"])
+        #expect(noInput.status != 0 && noInput.errors.contains("has no input"), "\(noInput.errors)")
+        let noTime = try Self.run(["record", directory + "/out.wav", "--category", "record", "--duration", "0"])
+        #expect(noTime.status != 0 && noTime.errors.contains("--duration"), "\(noTime.errors)")
     }
 
     static func run(_ arguments: [String]) throws -> CtlResult {
