@@ -54,7 +54,10 @@ struct WAVHeader: Sendable, Equatable {
                 let body = try file.read(count: min(size, 40), at: offset + 8)
                 format = try parseFormat(body, declaredSize: size, at: offset + 8, path: path)
             case "data":
-                data = (offset + 8, max(0, min(size, fileSize - offset - 8)))
+                // A size of 0 (a writer that never finished: a recorder killed mid-recording) or 0xFFFFFFFF (a
+                // streaming writer) means "to the end of the file".
+                let rest = max(0, fileSize - offset - 8)
+                data = (offset + 8, size == 0 || size == 0xFFFF_FFFF ? rest : min(size, rest))
             default:
                 break
             }

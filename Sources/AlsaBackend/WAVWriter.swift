@@ -3,7 +3,7 @@ import Synchronization
 /// Writes interleaved PCM frames to a new WAV file: the header first, with sizes patched in by `finish()`.
 ///
 /// Thread-safe. If the writer is released without `finish()`, it finishes then (errors are lost, so call
-/// `finish()` to see them); a file whose writer crashed keeps zero sizes, which readers treat as truncated.
+/// `finish()` to see them); a file whose writer crashed keeps zero sizes, which `AudioFileReader` reads as data to the end of the file.
 public final class WAVWriter: Sendable {
     /// The file's path.
     public let path: String
@@ -71,7 +71,8 @@ public final class WAVWriter: Sendable {
             defer { file.close() }
             let dataSize = UInt32(clamping: state.dataBytes)
             var riffSize: [UInt8] = []
-            riffSize.appendLittleEndian(UInt32(clamping: 36 + state.dataBytes))
+            // The pad byte after odd-sized data is part of the RIFF chunk.
+            riffSize.appendLittleEndian(UInt32(clamping: 36 + state.dataBytes + (state.dataBytes & 1)))
             var dataSizeBytes: [UInt8] = []
             dataSizeBytes.appendLittleEndian(dataSize)
             try file.write(riffSize, at: Self.riffSizeOffset)

@@ -37,11 +37,11 @@ struct PlayCommand: ControlCommand {
         defer { audioSession.close() }
         let player = try openingDevice(session.device) {
             try AudioPlayer(
-            contentsOf: file,
-            rawFormat: format,
-            device: session.device,
-            session: audioSession,
-            controls: session.controls
+                contentsOf: file,
+                rawFormat: format,
+                device: session.device,
+                session: audioSession,
+                controls: session.controls
             )
         }
         defer { player.close() }

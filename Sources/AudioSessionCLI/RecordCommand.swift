@@ -29,7 +29,9 @@ struct RecordCommand: ControlCommand {
 
     func validate() throws {
         guard session.category == .record || session.category == .playAndRecord else {
-            throw ValidationError("--category \(session.category.rawValue) has no input; record needs record or playAndRecord")
+            throw ValidationError(
+                "--category \(session.category.rawValue) has no input; record needs record or playAndRecord"
+            )
         }
         if let duration, duration <= 0 { throw ValidationError("--duration must be more than 0 seconds") }
     }
@@ -41,14 +43,16 @@ struct RecordCommand: ControlCommand {
         defer { audioSession.close() }
         let recorder = try openingDevice(session.device) {
             try AudioRecorder(
-            path: file,
-            format: pcmFormat,
-            device: session.device,
-            session: audioSession,
-            controls: session.controls,
-            maximumDuration: duration
+                path: file,
+                format: pcmFormat,
+                device: session.device,
+                session: audioSession,
+                controls: session.controls,
+                maximumDuration: duration
             )
         }
+        // Whatever fails from here on, the file is finished (its sizes written) and the device let go.
+        defer { recorder.close() }
         try session.declare(audioSession)
         print("recording \(pcmFormat) from \(session.device) to \(file)", to: &output)
         // Before anything can fail on standard error: the two stay in order on a terminal.

@@ -46,6 +46,8 @@ func openingDevice<Value>(_ device: String, _ open: () throws -> Value) throws -
     do {
         return try open()
     } catch let error as AlsaError where error.code == .deviceNotFound {
-        throw CLIError("\(error.message); `aplay -L` lists the ALSA devices (`default` needs a sound card, or a sound server to reach through ALSA's pulse plug-in)")
+        throw CLIError(
+            "\(error.message); `aplay -L` lists the ALSA devices (`default` needs a sound card, or a sound server to reach through ALSA's pulse plug-in)"
+        )
     }
 }

@@ -16,9 +16,9 @@ struct TransportProgress {
     /// The play/pause button: called for each line typed when standard input is a terminal.
     var playPause: (@Sendable () -> Void)?
 
-    /// Waits until the transport is finished, stopped, or paused for good (interrupted without resuming or
-    /// stopped by its route, with `exitWhenPaused`), or a SIGINT/SIGTERM arrives; prints as it goes. Returns
-    /// the last state, and whether a signal ended it.
+    /// Waits until the transport is finished or stopped, or a SIGINT/SIGTERM arrives; prints as it goes. A
+    /// transport paused for good (interrupted without resuming, or by its route) waits for the play button
+    /// (`playPause`) or a signal. Returns the last state, and whether a signal ended it.
     func follow(
         _ events: AsyncStream<TransportEvent>,
         output: inout some TextOutputStream

@@ -7,7 +7,8 @@ struct VolumeCommand: ControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "volume",
         abstract: "Show or set the system volume (daemons without a sound server: the ALSA mixer control).",
-        discussion: "LEVEL is a percentage (`40%`, or a whole number: `40`) or a fraction with a decimal point (`0.4`, `1.0`)."
+        discussion:
+            "LEVEL is a percentage (`40%`, or a whole number: `40`) or a fraction with a decimal point (`0.4`, `1.0`)."
     )
 
     @OptionGroup var connection: ConnectionOptions

@@ -37,6 +37,10 @@ public final class AudioSession: Sendable {
         self.wake = WakePipe()
     }
 
+    /// A session never used has no connection thread to close its wake pipe. (One in use is kept alive by its
+    /// thread until `close()`, which closes the pipe itself.)
+    deinit { wake.close() }
+
     // MARK: Category and activation
 
     /// Sets the category, mode and options (C6-C7: mode and options are not sticky). Illegal combinations

@@ -22,6 +22,9 @@ final class ConnectionWorker {
     private var daemonReset: String?
     private var backoff = ConnectionWorker.firstBackoff
     private var nextAttempt = ContinuousClock.now
+    /// The daemon refused the session for good (`hello` with `call: true` from a user it does not trust):
+    /// every call throws this, and the library stops trying.
+    private var refusal: AudioSessionError?
 
     static let firstBackoff = Duration.milliseconds(50)
     static let longestBackoff = Duration.seconds(1)
@@ -33,7 +36,7 @@ final class ConnectionWorker {
 
     func run() {
         while !session.jobs.withLock({ $0.isClosed }) {
-            if socket == nil && ContinuousClock.now >= nextAttempt { connect() }
+            if socket == nil && refusal == nil && ContinuousClock.now >= nextAttempt { connect() }
             runJobs()
             if let because = daemonReset {
                 daemonReset = nil
@@ -61,7 +64,7 @@ final class ConnectionWorker {
         var descriptors = [pollfd(fd: session.wake.readEnd, events: Int16(POLLIN), revents: 0)]
         if let socket { descriptors.append(pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)) }
         var timeout: Int32 = -1
-        if socket == nil {
+        if socket == nil && refusal == nil {
             let remaining = nextAttempt - ContinuousClock.now
             timeout = Int32(max(0, (remaining / .milliseconds(1)).rounded(.up)))
         }
@@ -102,12 +105,17 @@ final class ConnectionWorker {
 
     /// One attempt; on failure the next waits for the backoff (50 ms doubling to 1 s).
     private func connect() {
+        guard refusal == nil else { return }
         do throws(AudioSessionError) {
             socket = try LineSocket(path: session.socketPath)
             try handshake()
         } catch {
             socket?.close()
             socket = nil
+            if error.code == .notPermitted {
+                refusal = error
+                return
+            }
             nextAttempt = ContinuousClock.now + backoff
             backoff = min(backoff * 2, Self.longestBackoff)
             return
@@ -181,7 +189,8 @@ final class ConnectionWorker {
     }
 
     private var unavailable: AudioSessionError {
-        .daemonUnavailable(session.socketPath, "not connected; the library keeps trying")
+        if let refusal { return refusal }
+        return .daemonUnavailable(session.socketPath, "not connected; the library keeps trying")
     }
 
     // MARK: Requests

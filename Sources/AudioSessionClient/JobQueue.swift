@@ -15,23 +15,28 @@ struct JobQueue: Sendable {
     var isClosed = false
 }
 
-/// A pipe the connection thread polls beside its socket, so that a new job or `close()` wakes it.
-struct WakePipe: Sendable {
+/// A pipe the connection thread polls beside its socket, so that a new job or `close()` wakes it. Writing and
+/// closing happen under one lock, once closed never again: a late `signal()` must not write into whatever file
+/// the descriptor number has been given since.
+final class WakePipe: Sendable {
     let readEnd: Int32
-    let writeEnd: Int32
+    private let writeEnd: Mutex<Int32?>
 
     init() {
         var ends: [Int32] = [-1, -1]
         _ = pipe(&ends)
         readEnd = ends[0]
-        writeEnd = ends[1]
-        _ = fcntl(readEnd, F_SETFL, fcntl(readEnd, F_GETFL) | O_NONBLOCK)
-        _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
+        writeEnd = Mutex(ends[1])
+        _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
+        _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
     }
 
     func signal() {
-        var byte: UInt8 = 1
-        _ = write(writeEnd, &byte, 1)
+        writeEnd.withLock { end in
+            guard let end else { return }
+            var byte: UInt8 = 1
+            _ = write(end, &byte, 1)
+        }
     }
 
     func drain() {
@@ -39,9 +44,14 @@ struct WakePipe: Sendable {
         while bytes.withUnsafeMutableBytes({ read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
     }
 
+    /// Closes both ends; later calls do nothing.
     func close() {
-        Glibc.close(readEnd)
-        Glibc.close(writeEnd)
+        writeEnd.withLock { end in
+            guard let open = end else { return }
+            Glibc.close(open)
+            Glibc.close(readEnd)
+            end = nil
+        }
     }
 }
 

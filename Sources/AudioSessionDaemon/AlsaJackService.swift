@@ -43,6 +43,7 @@ final class AlsaJackService: Service {
 
     private func serve() {
         var reported = false
+        var inventoried = false
         var ports: [AudioSessionPolicy.Port] = []
         while !stopping.load(ordering: .relaxed) {
             do {
@@ -52,6 +53,7 @@ final class AlsaJackService: Service {
                     "jacks of \(card): \(jacks.isEmpty ? "none" : jacks.map { "\($0.name) \($0.isPlugged ? "plugged" : "empty")" }.joined(separator: ", "))"
                 )
                 ports = report(jacks, after: ports, inventory: true)
+                inventoried = true
                 reported = false
                 while !stopping.load(ordering: .relaxed) {
                     guard try controls.waitForEvent(timeoutMilliseconds: Self.pollMilliseconds) else { continue }
@@ -64,6 +66,12 @@ final class AlsaJackService: Service {
                         "jacks of \(card): \(error); ports come from connectPort only until the card can be read (retrying)"
                     )
                     reported = true
+                }
+                // No card to take an inventory of: the ports there are all there will be for now, and the output
+                // the user selected before is restored among them (the daemon waited for this inventory).
+                if !inventoried {
+                    inputs.yield(.sound(.inventoryTaken))
+                    inventoried = true
                 }
                 // The card went away: its jacks' ports went with it.
                 for fact in JackPorts.facts(from: ports, to: []) { inputs.yield(.sound(fact)) }

@@ -65,6 +65,10 @@ final class AlsaMixerService: Service, MixerEnforcer {
         while !stopping.load(ordering: .relaxed) {
             do {
                 let mixer = try AlsaMixer(card: control.card, control: control.control)
+                // Opened: a later loss is reported again, and orders given to a control that went away are
+                // void (the policy decides anew once it hears the control's volume).
+                reported = false
+                commands.withLock { $0.removeAll() }
                 try serve(mixer)
                 return
             } catch {
@@ -92,6 +96,7 @@ final class AlsaMixerService: Service, MixerEnforcer {
             for command in commands.withLock({ pending in
                 defer { pending.removeAll() }; return pending
             }) {
+                let previous = ledger.lastSeen
                 let target: MixerLedger.Reading?
                 switch command {
                 case .setVolume(let volume): target = ledger.setVolume(volume)
@@ -101,8 +106,10 @@ final class AlsaMixerService: Service, MixerEnforcer {
                 // change, which the next start recognises (the control does not show what the journal says).
                 if ledger.held { writeJournal(ledger) }
                 if let target {
-                    try write(target, to: mixer)
+                    try write(target, over: previous, to: mixer)
                     ledger.wrote(try read(mixer))
+                    // What the control shows now, read back (a control has whole steps), for the next start.
+                    if ledger.held { writeJournal(ledger) }
                 }
                 if !ledger.held { removeJournal() }
             }
@@ -129,17 +136,22 @@ final class AlsaMixerService: Service, MixerEnforcer {
         MixerLedger.Reading(muted: mixer.hasSwitch ? try mixer.isMuted() : false, volume: try mixer.volume())
     }
 
-    private func write(_ reading: MixerLedger.Reading, to mixer: AlsaMixer) throws {
-        if mixer.hasSwitch { try mixer.setMuted(reading.muted) }
+    /// Writes only what changed: the volume is written as one value for every channel, so leaving it alone
+    /// when only the switch changes keeps the user's balance between channels.
+    private func write(_ reading: MixerLedger.Reading, over previous: MixerLedger.Reading?, to mixer: AlsaMixer) throws
+    {
+        if mixer.hasSwitch && reading.muted != previous?.muted { try mixer.setMuted(reading.muted) }
+        if let previous, MixerLedger.Reading.isClose(reading.volume, previous.volume) { return }
         try mixer.setVolume(reading.volume)
     }
 
     /// The user's values back on the control (shutdown, or the control going away).
     private func giveBack(_ mixer: AlsaMixer, _ ledger: inout MixerLedger) {
         guard ledger.held else { return removeJournal() }
+        let previous = ledger.lastSeen
         if let target = ledger.hold(false) {
             do {
-                try write(target, to: mixer)
+                try write(target, over: previous, to: mixer)
                 logger.info("mixer \(control): given back to the user's values")
             } catch {
                 logger.error("mixer \(control): cannot give back: \(error); the journal keeps it for the next start")
@@ -177,14 +189,23 @@ final class AlsaMixerService: Service, MixerEnforcer {
         guard let journalPath, let journal = StateFiles.load(Journal.self, from: journalPath, logger: logger) else {
             return
         }
-        defer { removeJournal() }
-        guard journal.card == control.card, journal.control == control.control else { return }
+        guard journal.card == control.card, journal.control == control.control else {
+            // The configuration names another control now: that one is not ours to touch, and the journal stays
+            // for a daemon configured for it again.
+            logger.warning(
+                "mixer \(control): a journal says an earlier daemon held '\(journal.control)' on \(journal.card) muted; that control is not configured now and is left as it is"
+            )
+            return
+        }
         let reading = try read(mixer)
         guard reading.isClose(to: journal.ledger.lastSeen) else {
             logger.notice("mixer \(control): an earlier daemon held it, but it has changed since; left as it is")
+            removeJournal()
             return
         }
-        try write(journal.ledger.user, to: mixer)
+        // Removed only once the user's values are back: if writing fails, the next attempt still knows.
+        try write(journal.ledger.user, over: reading, to: mixer)
+        removeJournal()
         logger.notice("mixer \(control): an earlier daemon stopped while holding it muted; the user's values are back")
     }
 }

@@ -26,7 +26,10 @@ public enum Daemon {
         )
         var core = DaemonCore(engine: engine, controlUserID: getuid(), soundServer: options.soundServer)
         core.outputMemory.selection = settings.selectedOutput
-        if !options.soundServer { core.restoreOutputSelection() }
+        // With jacks to read, their inventory brings the ports first and restores the selection after it, as a
+        // sound server's does; restoring now would find a jack's port (headphones) not there yet and drop it.
+        let jacksWillTakeInventory = options.alsa && configuration.alsa.jackCard != nil
+        if !options.soundServer && !jacksWillTakeInventory { core.restoreOutputSelection() }
         if let state {
             logger.notice("state in \(state.path): silent switch \(settings.silentSwitch.rawValue), screen \(screenLocked ? "locked" : "unlocked"), selected output \(settings.selectedOutput?.rawValue ?? "none")")
         }

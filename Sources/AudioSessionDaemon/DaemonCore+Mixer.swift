@@ -40,7 +40,11 @@ extension DaemonCore {
         guard mixer?.heldMuted == true else { return }
         mixer?.heldMuted = false
         mixer?.releasedByUser = true
-        effects.append(.log("mixer: unmuted by the user while held for the silent switch; left so until the switch's next decision"))
+        effects.append(
+            .log(
+                "mixer: unmuted by the user while held for the silent switch; left so until the switch's next decision"
+            )
+        )
     }
 
     /// `setVolume`: the system volume, on the mixer control.

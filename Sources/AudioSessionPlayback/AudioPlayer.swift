@@ -64,11 +64,13 @@ public final class AudioPlayer: Sendable {
     /// Stops and goes back to the start; the session's stream is removed.
     public func stop() { try? transport.handleNow(.stop, because: "stopped") }
 
-    /// Stops and lets go of the device, the file and the stream.
+    /// Stops and lets go of the device, the file and the stream. Called when the player goes away, too.
     public func close() {
         stop()
         transport.close()
     }
+
+    deinit { close() }
 
     public var state: TransportRules.State { transport.state }
     /// Whether it is playing now (not paused, interrupted, stopped or finished).

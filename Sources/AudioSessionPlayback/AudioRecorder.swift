@@ -42,6 +42,13 @@ public final class AudioRecorder: Sendable {
     /// `record` and `playAndRecord` do: any other would record silence, O1), and the session's error when it
     /// cannot be activated.
     public func record() throws {
+        guard !pump.isFileFinished else {
+            throw AlsaError(
+                code: .closed,
+                message: "the recording in \(path) is finished; make a new AudioRecorder to record again",
+                path: path
+            )
+        }
         let category = transport.session.category
         guard category == .record || category == .playAndRecord else {
             throw AudioSessionError(
@@ -57,11 +64,14 @@ public final class AudioRecorder: Sendable {
     /// Stops and finishes the file.
     public func stop() { try? transport.handleNow(.stop, because: "stopped") }
 
-    /// Stops, finishes the file and lets go of the device and the stream.
+    /// Stops, finishes the file and lets go of the device and the stream. Called when the recorder goes away,
+    /// too.
     public func close() {
         stop()
         transport.close()
     }
+
+    deinit { close() }
 
     public var state: TransportRules.State { transport.state }
     /// Whether it is recording now.

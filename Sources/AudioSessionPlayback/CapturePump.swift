@@ -1,5 +1,6 @@
 import AlsaBackend
 import Foundation
+import Synchronization
 
 /// Records from an ALSA PCM into a WAV file on a thread of its own, through a gain ramp (a muted verdict
 /// records silence when the app applies verdicts itself).
@@ -32,6 +33,10 @@ final class CapturePump: TransportPump {
 
     var overruns: Int { device.glitches }
 
+    /// Whether the file was finished (stopped, or its full length recorded): nothing more goes into it.
+    var isFileFinished: Bool { fileFinished.withLock { $0 } }
+    private let fileFinished = Mutex(false)
+
     var position: Int { control.orders.withLock { $0.position } }
 
     private func loop() {
@@ -46,21 +51,18 @@ final class CapturePump: TransportPump {
             let orders = control.orders.withLock { orders in
                 defer {
                     orders.fade = nil
-                    orders.stopRequests = 0
                 }
                 return orders
             }
-            if orders.closing {
-                control.stopsDone(orders.stopRequests)
-                return
-            }
+            if orders.closing { return }
             if let fade = orders.fade {
                 ramp.setTarget(fade.gain, overFrames: fade.milliseconds * writer.format.rate / 1000)
             }
-            if orders.stopRequests > 0 {
+            if orders.stopsAsked > orders.stopsDone {
                 try? writer.finish()
+                fileFinished.withLock { $0 = true }
                 device.close()
-                control.stopsDone(orders.stopRequests)
+                control.orders.withLock { $0.stopsDone = orders.stopsAsked }
             }
             guard orders.running else {
                 // What the device would capture while paused is not part of the recording: it is closed.
@@ -78,6 +80,8 @@ final class CapturePump: TransportPump {
                 recorded += chunk.count / writer.format.bytesPerFrame
                 control.orders.withLock { $0.position = recorded }
                 if let limitFrames, recorded >= limitFrames {
+                    try? writer.finish()
+                    fileFinished.withLock { $0 = true }
                     device.close()
                     control.update { $0.running = false }
                     reachedEnd(nil)

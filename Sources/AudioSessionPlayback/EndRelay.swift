@@ -4,7 +4,8 @@ import Synchronization
 /// the pump; the pump's thread may reach the end before the transport exists, and then waits for it).
 final class EndRelay: Sendable {
     private struct State {
-        var transport: SessionTransport?
+        /// Weak: the transport owns the pump, whose thread holds this relay.
+        weak var transport: SessionTransport?
         var finished = ""
         var early: [(any Error)?] = []
     }
@@ -33,7 +34,7 @@ final class EndRelay: Sendable {
     }
 
     private func deliver(_ error: (any Error)?, to transport: SessionTransport, finished: String) {
-        if let error { transport.publish(.failed("the device failed: \(error)")) }
-        transport.handleLater(.reachedEnd, because: error == nil ? finished : "the device failed")
+        if let error { transport.publish(.failed("\(error)")) }
+        transport.handleLater(.reachedEnd, because: error.map { "stopped by an error: \($0)" } ?? finished)
     }
 }

@@ -46,27 +46,30 @@ final class PlaybackPump: TransportPump {
             let orders = control.orders.withLock { orders in
                 defer {
                     orders.fade = nil
-                    orders.stopRequests = 0
                 }
                 return orders
             }
-            if orders.closing {
-                control.stopsDone(orders.stopRequests)
-                return
-            }
+            if orders.closing { return }
             if let fade = orders.fade {
                 ramp.setTarget(fade.gain, overFrames: fade.milliseconds * file.format.rate / 1000)
             }
-            if orders.stopRequests > 0 {
+            if orders.stopsAsked > orders.stopsDone {
                 device.close()
                 paused = false
                 // Back to the start; `position` keeps where it stopped until it plays again.
                 file.seek(toFrame: 0)
                 played = 0
-                control.stopsDone(orders.stopRequests)
+                control.orders.withLock { $0.stopsDone = orders.stopsAsked }
             }
             guard orders.running else {
                 if !paused, let pcm = device.current {
+                    if !pcm.canPause {
+                        // Pausing drops what the device still had queued (dmix cannot pause in place): go back
+                        // in the file by as much, so that resuming skips nothing.
+                        let queued = (try? pcm.delayFrames) ?? 0
+                        file.seek(toFrame: max(0, file.position - queued))
+                        played = max(0, played - queued)
+                    }
                     try? pcm.pause()
                     paused = true
                 }

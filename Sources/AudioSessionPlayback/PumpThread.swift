@@ -5,9 +5,10 @@ import Synchronization
 /// ALSA call is made on the pump's own thread: a PCM is not safe to drive from two threads at once.
 struct PumpOrders: Sendable {
     var running = false
-    /// `stop()`s waiting, taken by the thread: go back to the start (player) or finish the file (recorder),
-    /// close the device, then tell each of them.
-    var stopRequests = 0
+    /// Stops asked for so far, and carried out so far: the thread goes back to the start (player) or finishes
+    /// the file (recorder) and closes the device, then says how far it has got.
+    var stopsAsked = 0
+    var stopsDone = 0
     var closing = false
     /// A new gain to glide to, and over how long; taken by the thread.
     var fade: (gain: Double, milliseconds: Int)?
@@ -20,21 +21,20 @@ final class PumpControl: Sendable {
     let orders = Mutex(PumpOrders())
     private let wakeUp = DispatchSemaphore(value: 0)
     private let ended = DispatchSemaphore(value: 0)
-    private let stopped = DispatchSemaphore(value: 0)
 
-    /// Tells the thread to stop and waits until it has: the device is closed when this returns (or after two
-    /// seconds, should the device hang).
+    /// Tells the thread to stop and waits until it has carried out this very stop: the device is closed when
+    /// this returns (or after two seconds, should the device hang).
     func stopAndWait() {
+        var ticket = 0
         update {
             $0.running = false
-            $0.stopRequests += 1
+            $0.stopsAsked += 1
+            ticket = $0.stopsAsked
         }
-        _ = stopped.wait(timeout: .now() + .seconds(2))
-    }
-
-    /// Called by the thread once it has carried out `count` stops.
-    func stopsDone(_ count: Int) {
-        for _ in 0..<count { stopped.signal() }
+        let deadline = ContinuousClock.now + .seconds(2)
+        while orders.withLock({ $0.stopsDone < ticket && !$0.closing }) && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
     }
 
     /// Tells the thread to let go of everything and waits until it has: when `close()` returns, the device is
@@ -45,7 +45,8 @@ final class PumpControl: Sendable {
             return !orders.closing
         }
         wakeUp.signal()
-        if first { ended.wait() }
+        // A thread stuck in a device that hangs is left behind after a few seconds rather than hanging the app.
+        if first { _ = ended.wait(timeout: .now() + .seconds(3)) }
     }
 
     /// Called by the thread as it ends.

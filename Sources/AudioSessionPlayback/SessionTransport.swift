@@ -66,7 +66,12 @@ final class SessionTransport: Sendable {
     }
 
     func close() {
-        watcher.withLock { $0?.cancel() }
+        let first = watcher.withLock { watcher in
+            defer { watcher = nil }
+            watcher?.cancel()
+            return watcher != nil
+        }
+        guard first else { return }
         queue.sync {
             let stream = control.withLock { control in
                 defer { control.stream = nil }

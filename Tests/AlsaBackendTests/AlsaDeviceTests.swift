@@ -40,14 +40,13 @@ import Testing
                 sinkInputsWhilePlaying = try sinkInputs()
             }
         }
-        #expect(try pcm.delayFrames >= 0)
+        // Some of the second is still queued: written ahead of what the server has played.
+        #expect(try pcm.delayFrames > 0)
         try pcm.drain()
         #expect(
             sinkInputsWhilePlaying.contains("s16le 2ch 44100Hz"),
             "sink inputs while playing: \(sinkInputsWhilePlaying)"
         )
-        // A 500 ms buffer fed without pause has nothing to underrun on; allow one for a badly loaded machine.
-        #expect(pcm.underrunCount <= 1)
         pcm.close()
         #expect(try eventually { try sinkInputs().isEmpty })
     }
@@ -90,11 +89,13 @@ import Testing
         let pcm = try AlsaPCM(device: "pulse", format: Self.toneFormat, bufferMilliseconds: 100)
         let silence = [UInt8](repeating: 0, count: 4_410 * 4)
         try pcm.write(silence)
-        // Let the 100 ms of audio run out.
+        // Let the 100 ms of audio run out. The pulse plug-in hides the underrun from the application (ALSA.md),
+        // so what is checked is that the stream carries on: the next write is taken whole and played out.
         Thread.sleep(forTimeInterval: 0.6)
         #expect(try pcm.write(silence) == 4_410)
+        let started = ContinuousClock.now
         try pcm.drain()
-        #expect(pcm.underrunCount <= 1)
+        #expect(ContinuousClock.now - started < .seconds(2), "the 100 ms written after the gap drained")
         pcm.close()
     }
 
@@ -112,7 +113,6 @@ import Testing
         pcm.close()
         try writer.finish()
         #expect(sourceOutputs.contains("s16le 2ch 44100Hz"), "source outputs while capturing: \(sourceOutputs)")
-        #expect(pcm.overrunCount <= 1)
         let reader = try AudioFileReader(path: path)
         #expect(reader.format == Self.toneFormat)
         #expect(reader.frameCount == 22_050)
@@ -144,12 +144,16 @@ import Testing
         defer { removeDirectory(directory) }
         let pcm = try AlsaPCM(device: "pulse", format: Self.toneFormat, bufferMilliseconds: 100)
         let second = [UInt8](repeating: 0, count: 44_100 * 4)
-        let writer = Task.detached { try pcm.write(second) }
+        let started = ContinuousClock.now
+        let writer = Task.detached { (frames: try pcm.write(second), took: ContinuousClock.now - started) }
         try await Task.sleep(for: .milliseconds(200))
         try pcm.pause()
         try await Task.sleep(for: .milliseconds(1_200))
         try pcm.resume()
-        #expect(try await writer.value == 44_100)
+        let result = try await writer.value
+        #expect(result.frames == 44_100)
+        // A second of audio takes about 0.9 s to write into a 100 ms buffer; held 1.2 s by the pause, well over 2.
+        #expect(result.took > .milliseconds(1_900), "the write was held while paused: it took \(result.took)")
         pcm.close()
     }
 

@@ -115,6 +115,35 @@ import Testing
         }
     }
 
+    /// A recorder killed before `finish()` leaves sizes of 0: its audio is still there to the end of the file.
+    @Test func anUnfinishedRecordingIsReadToTheEndOfTheFile() throws {
+        var bytes = WAVBuilder.file([
+            ("fmt ", WAVBuilder.fmt(tag: 1, channels: 1, rate: 48_000, bits: 16)),
+            ("data", [UInt8](repeating: 3, count: 960)),
+        ])
+        bytes.replaceSubrange(4..<8, with: [0, 0, 0, 0])
+        bytes.replaceSubrange(40..<44, with: [0, 0, 0, 0])
+        try withScratch { directory in
+            let path = directory + "/unfinished.wav"
+            try write(bytes, to: path)
+            #expect(try AudioFileReader(path: path).frameCount == 480)
+        }
+    }
+
+    @Test func oddSizedDataIsPaddedAndCountedInTheRIFFSize() throws {
+        try withScratch { directory in
+            let path = directory + "/odd.wav"
+            let writer = try WAVWriter(path: path, format: PCMFormat(sampleFormat: .u8, channels: 1, rate: 8_000))
+            try writer.append([128, 129, 130])
+            try writer.finish()
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            #expect(bytes.count == 44 + 4)
+            let riffSize = Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24
+            #expect(riffSize == bytes.count - 8)
+            #expect(try AudioFileReader(path: path).frameCount == 3)
+        }
+    }
+
     @Test func rawFileGivenItsFormat() throws {
         try withScratch { directory in
             let path = directory + "/audio.raw"

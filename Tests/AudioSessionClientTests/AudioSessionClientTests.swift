@@ -43,7 +43,9 @@ import Testing
                 #expect(refused?.rule == "R5")
                 try daemon.control(.connectPort, port: "headphones")
                 try call.setCategory(.playAndRecord, mode: .voiceChat)
-                func output() throws -> AudioSessionPolicy.Port? { try daemon.status().sessions.first { $0.app == "intercom" }?.currentRoute.output }
+                func output() throws -> AudioSessionPolicy.Port? {
+                    try daemon.status().sessions.first { $0.app == "intercom" }?.currentRoute.output
+                }
                 #expect(try output() == .headphones)
                 try call.overrideOutputAudioPort(.speaker)
                 #expect(try output() == .speaker)

@@ -137,11 +137,27 @@ import Testing
         try daemon.send(.setSilentSwitch) { $0.position = .silent }
         try await eventually("held again") { try daemon.sinkMuted() }
         _ = try daemon.server.pactl(["set-sink-mute", "@DEFAULT_SINK@", "0"])
-        try await eventually("the status says the daemon no longer holds it") { try daemon.status().mixerMuted == false }
+        try await eventually("the status says the daemon no longer holds it") {
+            try daemon.status().mixerMuted == false
+        }
         try await Task.sleep(for: .milliseconds(300))
         #expect(try !daemon.sinkMuted())
         daemon.stop()
         #expect(try !daemon.sinkMuted())
+    }
+
+    /// Holding and giving back touch the switch only: the user's balance between channels is kept.
+    @Test func theSwitchLeavesTheUsersBalanceBetweenChannelsAlone() async throws {
+        let daemon = try MixerDaemon()
+        defer { daemon.finish() }
+        _ = try daemon.server.pactl(["set-sink-volume", "@DEFAULT_SINK@", "60%", "40%"])
+        try await daemon.start()
+        try daemon.send(.setSilentSwitch) { $0.position = .silent }
+        try await eventually("held") { try daemon.sinkMuted() }
+        try daemon.send(.setSilentSwitch) { $0.position = .ring }
+        try await eventually("given back") { try !daemon.sinkMuted() }
+        let volumes = try daemon.server.pactl(["get-sink-volume", "@DEFAULT_SINK@"])
+        #expect(volumes.contains("60%") && volumes.contains("40%"), "the user's left and right: \(volumes)")
     }
 
     @Test func aDaemonKilledWhileHoldingTheControlGivesItBackWhenItStartsAgain() async throws {

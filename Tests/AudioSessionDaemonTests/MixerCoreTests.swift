@@ -171,7 +171,18 @@ extension MixerCoreTests {
         #expect(Self.mixerEffects(core.handle(.sound(.mixerReleasedByUser))) == [])
         #expect(core.status().mixerMuted == false)
         // Anything else happening (a game starting, silenced) does not hold it again behind the user's back.
-        #expect(Self.mixerEffects(core.handle(.request(Self.phone, Core.request(.startStream) { $0.stream = 1; $0.direction = .output }))) == [])
+        #expect(
+            Self.mixerEffects(
+                core.handle(
+                    .request(
+                        Self.phone,
+                        Core.request(.startStream) {
+                            $0.stream = 1; $0.direction = .output
+                        }
+                    )
+                )
+            ) == []
+        )
         // The switch's next decision: ring gives back (nothing to do), silent holds again.
         #expect(Self.mixerEffects(core.handle(.request(Self.phone, ring))) == [])
         #expect(Self.mixerEffects(core.handle(.request(Self.phone, silent))) == [.holdMixerMuted(true)])

@@ -104,6 +104,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(300))
         let restored = try await Self.speakerLoudness(live)
         #expect(restored / full > 0.8, "back to full: \(restored) of \(full)")
+        print("player ducking measured at the speaker: ducked/full \(String(format: "%.3f", ducked / full)), restored/full \(String(format: "%.3f", restored / full))")
 
         let stream = try await Self.playerStream(live)
         let call = try Self.client(live, app: "phone", call: true) {
@@ -223,7 +224,9 @@ import Testing
                 "\(arguments): the file or device is reported first: \(result.errors)"
             )
         }
-        let noInput = try Self.run(["record", directory + "/out.wav", "--category", "playback", "--socket", directory + "/no-daemon"])
+        let noInput = try Self.run([
+            "record", directory + "/out.wav", "--category", "playback", "--socket", directory + "/no-daemon",
+        ])
         #expect(noInput.status != 0 && noInput.errors.contains("has no input"), "\(noInput.errors)")
         let noTime = try Self.run(["record", directory + "/out.wav", "--category", "record", "--duration", "0"])
         #expect(noTime.status != 0 && noTime.errors.contains("--duration"), "\(noTime.errors)")
