@@ -218,10 +218,30 @@ final class ConnectionWorker {
                 }
                 if let reply = strayReplies.removeValue(forKey: id) { return reply }
             }
-            var descriptor = pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)
+            // A nested call (from an `onVerdict` callback) may have dropped this connection and made another,
+            // which can reuse the descriptor number: this request's reply will never come on that one.
+            guard self.socket === socket else {
+                throw .daemonUnavailable(session.socketPath, "the connection was replaced before the reply")
+            }
+            // The wake pipe too: `close()` must not wait for a daemon that does not answer.
+            var descriptors = [
+                pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: session.wake.readEnd, events: Int16(POLLIN), revents: 0),
+            ]
             let remaining = Int32(max(0, ((deadline - ContinuousClock.now) / .milliseconds(1)).rounded(.up)))
-            guard poll(&descriptor, 1, remaining) > 0, socket.fill() else {
+            guard poll(&descriptors, 2, remaining) > 0 else {
                 dropped("audiosessiond at \(session.socketPath) stopped answering")
+                throw .daemonUnavailable(session.socketPath, "no reply within \(Self.replyTimeout)")
+            }
+            if descriptors[1].revents != 0 {
+                // Woken for a new job (run after this one) or for closing (this call gives up).
+                session.wake.drain()
+                if session.jobs.withLock({ $0.isClosed }) {
+                    throw .daemonUnavailable(session.socketPath, "the session was closed before the reply")
+                }
+            }
+            if descriptors[0].revents != 0 && !socket.fill() {
+                dropped("audiosessiond at \(session.socketPath) closed the connection")
                 throw .daemonUnavailable(session.socketPath, "the connection closed before the reply")
             }
         }
