@@ -34,10 +34,10 @@ public final class AudioPlayer: Sendable {
         // The daemon learns of this process before its device makes a stream on a sound server (a stream of a
         // process with no session would be taken for an unaware app's, U1). No daemon yet: it is told later.
         try? session.connect()
-        // Opened once to report a missing or unsuitable device now, then closed until the first play: an open
-        // device is a running stream on the server, which would activate the session before its time (D5).
+        // A missing or unsuitable device is reported now; the device itself is opened at the first play: an
+        // open device is a stream on a sound server, which would activate the session before its time (D5).
         do {
-            try AlsaPCM(device: device, direction: .playback, format: file.format).close()
+            try AlsaPCM.probe(device: device, direction: .playback, format: file.format)
         } catch {
             file.close()
             throw error

@@ -22,8 +22,8 @@ public final class AudioRecorder: Sendable {
         maximumDuration: Double? = nil
     ) throws {
         try? session.connect()
-        // Opened once to report a missing or unsuitable device now, then closed until recording starts.
-        try AlsaPCM(device: device, direction: .capture, format: format).close()
+        // A missing or unsuitable device is reported now; the device itself is opened when recording starts.
+        try AlsaPCM.probe(device: device, direction: .capture, format: format)
         // An existing file is replaced, as `arecord` does.
         let writer = try WAVWriter(path: path, format: format)
         self.path = path

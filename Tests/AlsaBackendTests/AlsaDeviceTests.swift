@@ -51,6 +51,22 @@ import Testing
         #expect(try eventually { try sinkInputs().isEmpty })
     }
 
+    /// A probe finds a missing device and an unsupported format, and makes no stream on the server.
+    @Test func probingADeviceMakesNoStream() throws {
+        try AlsaPCM.probe(device: "pulse", format: Self.toneFormat)
+        try AlsaPCM.probe(device: "pulse", direction: .capture, format: Self.toneFormat)
+        #expect(try sinkInputs().isEmpty)
+        #expect(try server.pactl(["list", "short", "source-outputs"]).isEmpty)
+        #expect { try AlsaPCM.probe(device: "nosuchdevice", format: Self.toneFormat) } throws: {
+            ($0 as? AlsaError)?.code == .deviceNotFound && "\($0)".contains("nosuchdevice")
+        }
+        #expect {
+            try AlsaPCM.probe(device: "null", format: PCMFormat(sampleFormat: .s16le, channels: 64, rate: 48_000))
+        } throws: {
+            ($0 as? AlsaError)?.code == .unsupportedFormat || ($0 as? AlsaError)?.code == .invalidArgument
+        }
+    }
+
     @Test func playsARawFile() throws {
         defer { removeDirectory(directory) }
         let format = try PCMFormat(parsing: "s16le:1:48000")

@@ -48,12 +48,13 @@ import Testing
         return connection
     }
 
-    /// The player's stream on the server (the ALSA plug-in's sink-input).
+    /// The player's playing stream on the server (the ALSA plug-in's sink-input). The one it opened to check
+    /// the device, and closed at once, can linger corked for a moment on PipeWire: it is not this one.
     static func playerStream(_ live: LiveDaemon) async throws -> PulseSinkInput {
         let deadline = ContinuousClock.now + .seconds(5)
         while ContinuousClock.now < deadline {
             if let found = try await live.observer.sinkInputs().first(where: {
-                $0.properties["application.process.binary"] == "audiosessionctl"
+                $0.properties["application.process.binary"] == "audiosessionctl" && !$0.corked
             }) {
                 return found
             }
@@ -104,7 +105,9 @@ import Testing
         try await Task.sleep(for: .milliseconds(300))
         let restored = try await Self.speakerLoudness(live)
         #expect(restored / full > 0.8, "back to full: \(restored) of \(full)")
-        print("player ducking measured at the speaker: ducked/full \(String(format: "%.3f", ducked / full)), restored/full \(String(format: "%.3f", restored / full))")
+        print(
+            "player ducking measured at the speaker: ducked/full \(String(format: "%.3f", ducked / full)), restored/full \(String(format: "%.3f", restored / full))"
+        )
 
         let stream = try await Self.playerStream(live)
         let call = try Self.client(live, app: "phone", call: true) {
@@ -127,10 +130,14 @@ import Testing
         #expect(player.terminationStatus == 130)
     }
 
-    /// With a sound server the daemon ducks the player's stream on the server itself (the samples are left
-    /// alone), and headphones pulled out of the server pause the player.
-    @Test func withASoundServerTheDaemonDucksThePlayersStreamAndUnpluggingPausesIt() async throws {
-        let live = try await LiveDaemon(.pulseaudio)
+    /// With a sound server (PulseAudio, or PipeWire's PulseAudio server under the same ALSA plug-in) the daemon
+    /// ducks the player's stream on the server itself (the samples are left alone), and headphones pulled out
+    /// of the server pause the player.
+    @Test(arguments: PrivateSoundServer.Kind.allCases)
+    func withASoundServerTheDaemonDucksThePlayersStreamAndUnpluggingPausesIt(_ kind: PrivateSoundServer.Kind)
+        async throws
+    {
+        let live = try await LiveDaemon(kind)
         defer { live.stop() }
         let player = try Self.play(live)
         defer { player.terminate() }
