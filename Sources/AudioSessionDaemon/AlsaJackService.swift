@@ -6,6 +6,16 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
+/// Where jack states come from: a card's controls (`AlsaCardControls`), or, in tests, lists recorded on machines
+/// that have the jacks this one lacks.
+protocol JackSource: Sendable {
+    func jacks() throws -> [JackControl]
+    /// Waits for a control event; false when none came within the time.
+    func waitForEvent(timeoutMilliseconds: Int) throws -> Bool
+}
+
+extension AlsaCardControls: JackSource {}
+
 /// The jack controls of an ALSA card (no sound server): headphones plugged in or pulled out become ports
 /// arriving and going (R2, R4). The first reading is the inventory, as with a sound server: the ports there at
 /// start are not taken for the user plugging them in.
@@ -15,13 +25,21 @@ final class AlsaJackService: Service {
     private let inputs: AsyncStream<DaemonInput>.Continuation
     private let logger: Logger
     private let stopping = Atomic<Bool>(false)
+    private let open: @Sendable () throws -> any JackSource
     static let pollMilliseconds = 50
 
-    init(card: String, settings: AlsaSettings, inputs: AsyncStream<DaemonInput>.Continuation, logger: Logger) {
+    init(
+        card: String,
+        settings: AlsaSettings,
+        inputs: AsyncStream<DaemonInput>.Continuation,
+        logger: Logger,
+        open: (@Sendable () throws -> any JackSource)? = nil
+    ) {
         self.card = card
         self.settings = settings
         self.inputs = inputs
         self.logger = logger
+        self.open = open ?? { try AlsaCardControls(card: card) }
     }
 
     func run() async {
@@ -47,7 +65,7 @@ final class AlsaJackService: Service {
         var ports: [AudioSessionPolicy.Port] = []
         while !stopping.load(ordering: .relaxed) {
             do {
-                let controls = try AlsaCardControls(card: card)
+                let controls = try open()
                 let jacks = try controls.jacks()
                 logger.info(
                     "jacks of \(card): \(jacks.isEmpty ? "none" : jacks.map { "\($0.name) \($0.isPlugged ? "plugged" : "empty")" }.joined(separator: ", "))"

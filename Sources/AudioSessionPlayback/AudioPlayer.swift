@@ -1,6 +1,7 @@
 import AlsaBackend
 import AudioSessionClient
 import AudioSessionPolicy
+import Foundation
 
 /// Plays a WAV or raw PCM file to an ALSA device, obeying its audio session: it pauses when interrupted and
 /// when its headphones go away, resumes after an interruption when the session says it may (always, for an app
@@ -52,6 +53,17 @@ public final class AudioPlayer: Sendable {
         ) { error in ended.fire(error) }
         transport = SessionTransport(session: session, direction: .output, controls: controls, pump: pump)
         ended.connect(transport, finished: "played to the end")
+    }
+
+    /// The same, for a file URL.
+    public convenience init(
+        contentsOf url: URL,
+        rawFormat: PCMFormat? = nil,
+        device: String = "default",
+        session: AudioSession = .shared,
+        controls: TransportRules.Controls = .media
+    ) throws {
+        try self.init(contentsOf: url.path, rawFormat: rawFormat, device: device, session: session, controls: controls)
     }
 
     /// Activates the session and plays from where it is. Throws the session's error when it cannot be

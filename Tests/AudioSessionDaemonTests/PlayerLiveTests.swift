@@ -110,13 +110,17 @@ import Testing
         )
 
         let stream = try await Self.playerStream(live)
+        let callStarted = ContinuousClock.now
         let call = try Self.client(live, app: "phone", call: true) {
             $0.category = .playAndRecord; $0.mode = .voiceChat
         }
-        try await Self.waitFor("interrupted: interrupted by phone (A6)", from: player, on: live)
         try await eventually("the ALSA stream is paused on the server") {
             try await live.current(stream.index)?.corked == true
         }
+        // A figure, not a bound: from the call's activation to the server seeing the player's stream paused
+        // (polled every 20 ms), through daemon, client library, player and ALSA plug-in.
+        print("player paused by a call within \(ContinuousClock.now - callStarted) of its activation")
+        try await Self.waitFor("interrupted: interrupted by phone (A6)", from: player, on: live)
         _ = try call.result(.make(.deactivate) { $0.notifyOthers = true })
         try await Self.waitFor("playing: the interruption ended and it may resume", from: player, on: live)
         try await eventually("the ALSA stream runs again") { try await live.current(stream.index)?.corked == false }
