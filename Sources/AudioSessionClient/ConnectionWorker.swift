@@ -263,6 +263,7 @@ final class ConnectionWorker {
 
     func setCategory(_ category: Category, mode: Mode, options: CategoryOptions) throws(AudioSessionError) {
         guard ensureConnected() else {
+            if let refusal { throw refusal }
             // Checked here as the daemon would, so that a category kept for later is one it will accept.
             if let option = options.firstIllegalOption(for: category) {
                 throw AudioSessionError(
@@ -302,7 +303,10 @@ final class ConnectionWorker {
 
     func deactivate(notifyOthers: Bool) throws(AudioSessionError) {
         session.state.withLock { $0.wantsActive = false }
-        guard ensureConnected() else { return }
+        guard ensureConnected() else {
+            if let refusal { throw refusal }
+            return
+        }
         var request = Request(op: .deactivate)
         request.notifyOthers = notifyOthers
         try sessionRequest(request)
