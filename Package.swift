@@ -34,7 +34,7 @@ let package = Package(
         // The library apps use to declare and activate their audio session (iOS's AVAudioSession, on a socket).
         .target(name: "AudioSessionClient", dependencies: ["AudioSessionPolicy", "AudioSessionProtocol"]),
         // How a player obeys its session, and the ALSA player and recorder that do so.
-.target(name: "AudioSessionPlayback", dependencies: ["AudioSessionClient", "AudioSessionPolicy", "AlsaBackend"]),
+        .target(name: "AudioSessionPlayback", dependencies: ["AudioSessionClient", "AudioSessionPolicy", "AlsaBackend"]),
         // libpulse, as the system has it.
         .systemLibrary(
             name: "CPulse",

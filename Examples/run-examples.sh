@@ -54,7 +54,7 @@ for _ in $(seq 100); do [ -S "$AUDIOSESSIOND_SOCKET" ] && break; sleep 0.05; don
 
 "$bin/podcast-player" >"$work/podcast.log" 2>&1 &
 podcast_pid=$!
-podcast_says "playing: played"
+podcast_says "playing: started"
 echo "run-examples: the podcast plays"
 
 "$bin/navigation-prompt" >"$work/navigation.log" 2>&1 || fail "navigation-prompt failed"

@@ -28,7 +28,20 @@ cleanup() {
 }
 trap cleanup EXIT
 
+sound=/usr/share/sounds/alsa/Front_Center.wav   # from alsa-utils, which make deps installs
 cat <<EOT
+run-daemon: control socket $socket
+run-daemon: try, in another terminal:
+${PULSE_SERVER:+    export PULSE_SERVER=$PULSE_SERVER
+}    export AUDIOSESSIOND_SOCKET=$socket
+    .build/debug/audiosessionctl status
+    PULSE_PROP=media.role=music paplay $sound                  # an unaware music app
+    PULSE_PROP=media.role=phone paplay $sound                  # an unaware call: interrupts the music
+    .build/debug/audiosessionctl run --category playback -- paplay $sound
+    .build/debug/audiosessionctl play $sound --category playback    # an ALSA player that obeys its session
+    .build/debug/audiosessionctl record memo.wav --category record --duration 3
+    .build/debug/podcast-player            # the examples: podcast-player, navigation-prompt, voip-call
+EOT
 run-daemon: control socket $socket
 run-daemon: try, in another terminal:
     export PULSE_SERVER=${PULSE_SERVER:-}

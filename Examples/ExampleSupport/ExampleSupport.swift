@@ -31,6 +31,25 @@ public enum Example {
         for path in generated.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
     }
 
+    /// Runs an example's body: `--help` prints its usage; an error ends it with one line on standard error and
+    /// exit status 1 (an example is a program people try by hand, not a place for a backtrace).
+    public static func main(usage: String, _ body: () async throws -> Void) async {
+        let name = (CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent }) ?? "example"
+        if CommandLine.arguments.dropFirst().contains(where: { $0 == "--help" || $0 == "-h" }) {
+            print(
+                "usage: \(name) [FILE.wav]\n\(usage)\n\nWithout FILE it plays a tone it makes. AUDIOSESSIOND_SOCKET names the daemon's socket, AUDIO_DEVICE the ALSA device (default: default)."
+            )
+            exit(0)
+        }
+        do {
+            try await body()
+        } catch {
+            FileHandle.standardError.write(Data("\(name): \(error)\n".utf8))
+            removeGeneratedFiles()
+            exit(1)
+        }
+    }
+
     /// The ALSA device: `$AUDIO_DEVICE`, else `default`.
     public static var device: String { ProcessInfo.processInfo.environment["AUDIO_DEVICE"] ?? "default" }
 

@@ -63,8 +63,9 @@ struct PlayCommand: ControlCommand {
             }
         )
         let end = progress.follow(events, output: &output)
-        if end.interrupted { return 130 }
+        // Stopped by a signal too: the device goes first, then the session, letting those it interrupted resume.
+        player.close()
         try? audioSession.setActive(false, options: .notifyOthersOnDeactivation)
-        return 0
+        return end.interrupted ? 130 : 0
     }
 }

@@ -62,7 +62,8 @@ struct RecordCommand: ControlCommand {
         let progress = TransportProgress(
             position: { (recorder.currentTime, recorder.state, 1, recorder.overruns) },
             total: duration,
-            glitchWord: "overruns"
+            glitchWord: "overruns",
+            runningWord: "recording"
         )
         let end = progress.follow(events, output: &output)
         recorder.close()

@@ -15,6 +15,8 @@ struct TransportProgress {
     var glitchWord: String
     /// The play/pause button: called for each line typed when standard input is a terminal.
     var playPause: (@Sendable () -> Void)?
+    /// What `playing` is called: a recorder is `recording`.
+    var runningWord = "playing"
 
     /// Waits until the transport is finished or stopped, or a SIGINT/SIGTERM arrives; prints as it goes. A
     /// transport paused for good (interrupted without resuming, or by its route) waits for the play button
@@ -24,11 +26,13 @@ struct TransportProgress {
         output: inout some TextOutputStream
     ) -> (state: TransportRules.State, interrupted: Bool) {
         let lines = Mutex<[String]>([])
+        let runningWord = runningWord
+        let name: @Sendable (TransportRules.State) -> String = { $0 == .playing ? runningWord : $0.rawValue }
         let collector = Task {
             for await event in events {
                 let line: String? =
                     switch event {
-                    case .state(let state, let because): "\(state.rawValue): \(because)"
+                    case .state(let state, let because): "\(name(state)): \(because)"
                     case .gain(let gain): "gain \(Self.format(gain)) (applied to the samples: no sound server)"
                     case .verdict(let update):
                         "verdict \(update.verdict.rawValue)\(update.verdict == .ducked ? " to \(Self.format(update.gain)) over \(update.fadeMilliseconds) ms" : "")\(update.currentRoute.outputs.first.map { " on \($0.portName)" } ?? update.currentRoute.inputs.first.map { " from \($0.portName)" } ?? "")"
@@ -58,7 +62,7 @@ struct TransportProgress {
                     print("[\(Self.clock(now.seconds))] \(line)", to: &output)
                 }
                 let progress =
-                    "\(Self.clock(now.seconds))\(total.map { " / \(Self.clock($0))" } ?? "")  \(now.state.rawValue)  gain \(Self.format(now.gain))  \(glitchWord) \(now.glitches)"
+                    "\(Self.clock(now.seconds))\(total.map { " / \(Self.clock($0))" } ?? "")  \(word(for: now.state))  gain \(Self.format(now.gain))  \(glitchWord) \(now.glitches)"
                 if onTerminal {
                     print("\r\u{1B}[K" + progress, terminator: "", to: &output)
                 } else if now.seconds - lastPrinted >= 1 || now.state != .playing {
@@ -67,11 +71,20 @@ struct TransportProgress {
                 }
                 // Watchers read the output as it comes (a log, a pipe): it is not left in stdio's buffer.
                 fflush(nil)
-                if SignalTrap.received != 0 { return (now.state, true) }
+                if SignalTrap.received != 0 {
+                    if onTerminal { print("", to: &output) }
+                    print("stopped by a signal at \(Self.clock(now.seconds))", to: &output)
+                    fflush(nil)
+                    return (now.state, true)
+                }
                 if now.state == .finished || now.state == .stopped { return (now.state, false) }
                 usleep(100_000)
             }
         }
+    }
+
+    func word(for state: TransportRules.State) -> String {
+        state == .playing ? runningWord : state.rawValue
     }
 
     static func clock(_ seconds: Double) -> String {

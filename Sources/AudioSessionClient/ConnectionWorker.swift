@@ -190,7 +190,7 @@ final class ConnectionWorker {
 
     private var unavailable: AudioSessionError {
         if let refusal { return refusal }
-        return .daemonUnavailable(session.socketPath, "not connected; the library keeps trying")
+        return .daemonUnavailable(session.socketPath, "not connected")
     }
 
     // MARK: Requests

@@ -19,12 +19,12 @@ extension AlsaCardControls: JackSource {}
 /// The jack controls of an ALSA card (no sound server): headphones plugged in or pulled out become ports
 /// arriving and going (R2, R4). The first reading is the inventory, as with a sound server: the ports there at
 /// start are not taken for the user plugging them in.
-final class AlsaJackService: Service {
+final class AlsaJackService: Service, RetryingService {
     private let card: String
     private let settings: AlsaSettings
     private let inputs: AsyncStream<DaemonInput>.Continuation
     private let logger: Logger
-    private let stopping = Atomic<Bool>(false)
+    let stopping = Atomic<Bool>(false)
     private let open: @Sendable () throws -> any JackSource
     static let pollMilliseconds = 50
 
@@ -94,7 +94,7 @@ final class AlsaJackService: Service {
                 // The card went away: its jacks' ports went with it.
                 for fact in JackPorts.facts(from: ports, to: []) { inputs.yield(.sound(fact)) }
                 ports = []
-                Thread.sleep(forTimeInterval: 1)
+                pauseBeforeRetrying()
             }
         }
     }

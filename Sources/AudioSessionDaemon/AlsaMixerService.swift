@@ -11,13 +11,13 @@ import Synchronization
 /// that a daemon that died holding the control gives it back when it starts again. On shutdown it gives back.
 ///
 /// libasound's mixer handle is not thread-safe: one thread of this service owns it and does everything on it.
-final class AlsaMixerService: Service, MixerEnforcer {
+final class AlsaMixerService: Service, MixerEnforcer, RetryingService {
     private let control: MixerControlName
     private let inputs: AsyncStream<DaemonInput>.Continuation
     private let logger: Logger
     private let journalPath: String?
     private let commands = Mutex<[Command]>([])
-    private let stopping = Atomic<Bool>(false)
+    let stopping = Atomic<Bool>(false)
     /// How long the mixer thread waits for a change before it looks at its commands again: the most a switch
     /// change waits before the control is muted.
     static let pollMilliseconds = 20
@@ -79,7 +79,7 @@ final class AlsaMixerService: Service, MixerEnforcer {
                     inputs.yield(.sound(.mixerGone(reason: "\(error)")))
                     reported = true
                 }
-                Thread.sleep(forTimeInterval: 1)
+                pauseBeforeRetrying()
             }
         }
     }

@@ -31,7 +31,9 @@ public enum Daemon {
         let jacksWillTakeInventory = options.alsa && configuration.alsa.jackCard != nil
         if !options.soundServer && !jacksWillTakeInventory { core.restoreOutputSelection() }
         if let state {
-            logger.notice("state in \(state.path): silent switch \(settings.silentSwitch.rawValue), screen \(screenLocked ? "locked" : "unlocked"), selected output \(settings.selectedOutput?.rawValue ?? "none")")
+            logger.notice(
+                "state in \(state.path): silent switch \(settings.silentSwitch.rawValue), screen \(screenLocked ? "locked" : "unlocked"), selected output \(settings.selectedOutput?.rawValue ?? "none")"
+            )
         }
         // Nil unless systemd listens (NOTIFY_SOCKET): then the others report to it how far they are.
         let systemd = SystemdService.make(
@@ -57,9 +59,23 @@ public enum Daemon {
         }
         // No sound server: the configuration's ALSA mixer control and jacks, when asked for.
         var mixer: AlsaMixerService?
+        if let state, options.alsa == false || configuration.alsa.mixer == nil,
+            FileManager.default.fileExists(atPath: state.file(AlsaMixerService.journalFileName))
+        {
+            // A daemon that died holding a mixer control muted, and this one will not touch a mixer: say so, or
+            // the user is left wondering why the sound is off.
+            logger.warning(
+                "\(state.file(AlsaMixerService.journalFileName)): an earlier daemon held an ALSA mixer control muted for the silent switch and this one has no mixer configured; it is left as it is: unmute it (alsamixer), or start the daemon with that mixer again to give it back"
+            )
+        }
         if options.alsa {
             if let control = configuration.alsa.mixer {
-                mixer = AlsaMixerService(control: control, inputs: feed, logger: logger, journalPath: state?.file(AlsaMixerService.journalFileName))
+                mixer = AlsaMixerService(
+                    control: control,
+                    inputs: feed,
+                    logger: logger,
+                    journalPath: state?.file(AlsaMixerService.journalFileName)
+                )
                 services.append(mixer!)
             }
             if let card = configuration.alsa.jackCard {

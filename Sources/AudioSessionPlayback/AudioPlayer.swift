@@ -68,7 +68,7 @@ public final class AudioPlayer: Sendable {
 
     /// Activates the session and plays from where it is. Throws the session's error when it cannot be
     /// activated (a call is active: `insufficientPriority`, A2), and then stays paused.
-    public func play() throws { try transport.handleNow(.play, because: "played") }
+    public func play() throws { try transport.handleNow(.play, because: "started") }
 
     /// Pauses where it is.
     public func pause() { try? transport.handleNow(.pause, because: "paused") }

@@ -58,7 +58,7 @@ public final class AudioRecorder: Sendable {
                 field: "category"
             )
         }
-        try transport.handleNow(.play, because: "recording")
+        try transport.handleNow(.play, because: "started")
     }
     public func pause() { try? transport.handleNow(.pause, because: "paused") }
     /// Stops and finishes the file.

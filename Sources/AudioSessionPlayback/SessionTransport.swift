@@ -145,14 +145,24 @@ final class SessionTransport: Sendable {
             try session.setActive(true)
             let applies = session.soundServerEnforces == false
             control.withLock { $0.rules.appliesGain = applies }
-            if let stream = control.withLock({ $0.stream }) {
-                try stream.resume()
+            let stream: ReportedStream
+            if let known = control.withLock({ $0.stream }) {
+                try known.resume()
+                stream = known
             } else {
-                let stream = try session.startStream(direction: direction) { [weak self] update in
+                stream = try session.startStream(direction: direction) { [weak self] update in
                     self?.verdict(update)
                 }
-                // Its first verdict came through the callback, before `startStream` returned.
                 control.withLock { $0.stream = stream }
+            }
+            // The verdict the daemon gave as the stream started (before `startStream` returned) holds from the
+            // first sample: a silenced or ducked start must not play a period at full gain first.
+            if let current = stream.current {
+                let actions = control.withLock { $0.rules.handle(.verdict(gain: current.gain, fadeMilliseconds: 0)) }
+                for case .fadeGain(let gain, _) in actions {
+                    pump.fade(to: gain, milliseconds: 0)
+                    publish(.gain(gain))
+                }
             }
             pump.run()
         case .pause:

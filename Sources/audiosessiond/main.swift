@@ -13,7 +13,7 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
         discussion: "SIGHUP reloads the configuration file; SIGTERM and SIGINT stop the daemon, which first gives every stream back its user's volume and mute. Under systemd (docs/SYSTEMD.md) it notifies NOTIFY_SOCKET (Type=notify, WatchdogSec=) and serves the socket systemd passes (LISTEN_FDS) instead of --socket."
     )
 
-    @Option(help: "The control socket (default: the configuration's, else $XDG_RUNTIME_DIR/audiosessiond/control).")
+    @Option(help: "The control socket (default: the configuration's, else $AUDIOSESSIOND_SOCKET, else $XDG_RUNTIME_DIR/audiosessiond/control, or /tmp/audiosessiond-UID/audiosessiond/control without XDG_RUNTIME_DIR).")
     var socket: String?
 
     @Option(help: "The configuration file (default: the built-in one, as Config/policy.yaml ships it).")

@@ -82,6 +82,40 @@ import Testing
         return (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count)).squareRoot()
     }
 
+    /// No sound server, switch on silent: a game sound (ambient) is silent from its first sample to its last,
+    /// as the speaker's monitor shows, though nothing but the player itself can silence it.
+    @Test func withNoSoundServerASilencedSoundIsSilentFromItsFirstSample() async throws {
+        let live = try await LiveDaemon(.pulseaudio, arguments: ["--no-sound-server", "--no-alsa"])
+        defer { live.stop() }
+        _ = try live.client().result(.make(.setSilentSwitch) { $0.position = .silent })
+        let path = live.server.directory + "/monitor-whole.raw"
+        let monitor = try live.server.spawn(
+            "parecord",
+            ["--raw", "--format=s16le", "--channels=1", "--rate=44100", "--device=speaker.monitor", path]
+        )
+        try await eventually("parecord records", within: 10) {
+            ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) > 0
+        }
+        let game = try live.server.spawn(
+            Self.tool,
+            [
+                "play", live.shortTone, "--socket", live.socket, "--device", "pulse", "--category", "ambient", "--app",
+                "game",
+            ]
+        )
+        try await eventually("the game sound ends", within: 10) { !game.isRunning }
+        #expect(live.server.output(of: game).contains("verdict silent"), "\(live.server.output(of: game))")
+        try await Task.sleep(for: .milliseconds(300))
+        monitor.terminate()
+        monitor.waitUntilExit()
+        let samples = try Data(contentsOf: URL(fileURLWithPath: path)).withUnsafeBytes {
+            Array($0.bindMemory(to: Int16.self))
+        }
+        let loudest = samples.map { abs(Int($0)) }.max() ?? 0
+        #expect(samples.count > 44_100 / 2, "the monitor recorded while the sound played: \(samples.count) samples")
+        #expect(loudest < 100, "nothing of the tone is heard, not even its first period: peak \(loudest)")
+    }
+
     /// No sound server for the daemon: the player applies the verdicts to its own samples, and what the
     /// speaker plays shows it; interruptions and the route are obeyed as always.
     @Test func withNoSoundServerThePlayerDucksItselfPausesForACallAndResumesAndPausesOnUnplug() async throws {
