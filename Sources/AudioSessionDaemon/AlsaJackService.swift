@@ -19,7 +19,7 @@ extension AlsaCardControls: JackSource {}
 /// The jack controls of an ALSA card (no sound server): headphones plugged in or pulled out become ports
 /// arriving and going (R2, R4). The first reading is the inventory, as with a sound server: the ports there at
 /// start are not taken for the user plugging them in.
-final class AlsaJackService: Service, RetryingService {
+final class AlsaJackService: Service, AlsaThreadService {
     private let card: String
     private let settings: AlsaSettings
     private let inputs: AsyncStream<DaemonInput>.Continuation
@@ -43,20 +43,7 @@ final class AlsaJackService: Service, RetryingService {
     }
 
     func run() async {
-        let (finished, done) = AsyncStream<Void>.makeStream()
-        let thread = Thread { [self] in
-            serve()
-            done.finish()
-        }
-        thread.name = "audiosessiond-jacks"
-        thread.start()
-        await withGracefulShutdownHandler {
-            for await _ in finished {}
-        } onGracefulShutdown: {
-            self.stopping.store(true, ordering: .relaxed)
-        }
-        stopping.store(true, ordering: .relaxed)
-        for await _ in finished {}
+        await runOnThread(named: "audiosessiond-jacks") { [self] in serve() }
     }
 
     private func serve() {

@@ -11,7 +11,7 @@ import Synchronization
 /// that a daemon that died holding the control gives it back when it starts again. On shutdown it gives back.
 ///
 /// libasound's mixer handle is not thread-safe: one thread of this service owns it and does everything on it.
-final class AlsaMixerService: Service, MixerEnforcer, RetryingService {
+final class AlsaMixerService: Service, MixerEnforcer, AlsaThreadService {
     private let control: MixerControlName
     private let inputs: AsyncStream<DaemonInput>.Continuation
     private let logger: Logger
@@ -42,21 +42,7 @@ final class AlsaMixerService: Service, MixerEnforcer, RetryingService {
     func holdMuted(_ held: Bool) { commands.withLock { $0.append(.hold(held)) } }
 
     func run() async {
-        let (finished, done) = AsyncStream<Void>.makeStream()
-        let thread = Thread { [self] in
-            serve()
-            done.finish()
-        }
-        thread.name = "audiosessiond-mixer"
-        thread.start()
-        await withGracefulShutdownHandler {
-            for await _ in finished {}
-        } onGracefulShutdown: {
-            self.stopping.store(true, ordering: .relaxed)
-        }
-        // Cancelled without a graceful shutdown: still give back before returning.
-        stopping.store(true, ordering: .relaxed)
-        for await _ in finished {}
+        await runOnThread(named: "audiosessiond-mixer") { [self] in serve() }
     }
 
     /// The mixer thread: open (retrying while the card is missing), then serve until told to stop.

@@ -191,18 +191,6 @@ enum AnotherUser {
     }
 
     static func ctl(_ arguments: [String]) throws -> CtlResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: setpriv)
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", tool] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        process.waitUntilExit()
-        func text(_ pipe: Pipe) -> String {
-            String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        }
-        return CtlResult(status: process.terminationStatus, output: text(output), errors: text(errors))
+        try CtlResult.running(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", tool] + arguments)
     }
 }

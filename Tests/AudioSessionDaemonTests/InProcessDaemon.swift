@@ -98,6 +98,34 @@ struct CtlResult: Sendable {
     var status: Int32
     var output: String
     var errors: String
+
+    /// Runs a program to its end and keeps what it printed.
+    static func running(_ executable: String, _ arguments: [String]) throws -> CtlResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Both pipes read while it runs: a program that prints more than a pipe holds would otherwise never end.
+        let complained = Mutex(Data())
+        let readingErrors = DispatchSemaphore(value: 0)
+        Thread {
+            let data = errors.fileHandleForReading.readDataToEndOfFile()
+            complained.withLock { $0 = data }
+            readingErrors.signal()
+        }.start()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        readingErrors.wait()
+        process.waitUntilExit()
+        return CtlResult(
+            status: process.terminationStatus,
+            output: String(decoding: printed, as: UTF8.self),
+            errors: String(decoding: complained.withLock { $0 }, as: UTF8.self)
+        )
+    }
 }
 
 extension ControlConnection {

@@ -277,19 +277,5 @@ import Testing
         #expect(noTime.status != 0 && noTime.errors.contains("--duration"), "\(noTime.errors)")
     }
 
-    static func run(_ arguments: [String]) throws -> CtlResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        process.waitUntilExit()
-        func text(_ pipe: Pipe) -> String {
-            String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        }
-        return CtlResult(status: process.terminationStatus, output: text(output), errors: text(errors))
-    }
+    static func run(_ arguments: [String]) throws -> CtlResult { try CtlResult.running(tool, arguments) }
 }
