@@ -123,7 +123,7 @@ let package = Package(
             name: "AudioSessionClientTests",
             dependencies: [
                 "AudioSessionClient", "AudioSessionDaemon", "AudioSessionCLI", "AudioSessionPolicy",
-                "AudioSessionProtocol", .product(name: "Logging", package: "swift-log"),
+                "AudioSessionProtocol", "AudioSessionTestSupport", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "AudioSessionPlaybackTests", dependencies: ["AudioSessionPlayback"]),

@@ -1,6 +1,7 @@
 import AudioSessionClient
 import AudioSessionPolicy
 import AudioSessionProtocol
+import AudioSessionTestSupport
 import Foundation
 import Testing
 

@@ -1,6 +1,7 @@
 import AudioSessionDaemon
 import AudioSessionPolicy
 import AudioSessionProtocol
+import AudioSessionTestSupport
 import Foundation
 import Logging
 import Synchronization
@@ -68,14 +69,6 @@ final class TestDaemon: Sendable {
         var request = Request(op: op)
         request.port = port
         _ = try ControlConnection(path: socketPath).result(request)
-    }
-}
-
-/// Runs blocking work (the library's synchronous calls) on a thread of its own, so that the in-process
-/// daemon's tasks keep the cooperative pool.
-func onThread<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Swift.Result { try work() }) }.start()
     }
 }
 

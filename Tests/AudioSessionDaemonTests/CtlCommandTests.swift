@@ -1,5 +1,6 @@
 import AudioSessionPolicy
 import AudioSessionProtocol
+import AudioSessionTestSupport
 import Foundation
 import Testing
 

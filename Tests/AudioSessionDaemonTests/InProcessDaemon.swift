@@ -1,6 +1,7 @@
 import AudioSessionDaemon
 import AudioSessionPolicy
 import AudioSessionProtocol
+import AudioSessionTestSupport
 import Foundation
 import Logging
 import Synchronization
@@ -154,10 +155,3 @@ final class SharedText: TextOutputStream, Sendable {
     var value: String { text.withLock { $0 } }
 }
 
-/// Runs blocking work (the tool, plain clients) on a thread of its own, so that the daemon's tasks keep the
-/// cooperative pool.
-func onThread<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Swift.Result { try work() }) }.start()
-    }
-}

@@ -232,49 +232,53 @@ import Testing
     }
 
     /// Bad input, each a clear error naming what is wrong, before the daemon is even asked.
-    @Test func badFilesFormatsAndDevicesAreClearErrors() throws {
-        let directory = FileManager.default.temporaryDirectory.path + "/player-bad-\(UUID().uuidString.prefix(6))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let text = directory + "/notes.wav"
-        try "these are notes, not sound\n".write(toFile: text, atomically: true, encoding: .utf8)
-        let tone = directory + "/tone.wav"
-        try PrivateSoundServer.writeTone(to: tone, seconds: 0.2)
-        var mp3 = try Data(contentsOf: URL(fileURLWithPath: tone))
-        mp3[20] = 0x55
-        let mp3Path = directory + "/mp3.wav"
-        try mp3.write(to: URL(fileURLWithPath: mp3Path))
+    @Test func badFilesFormatsAndDevicesAreClearErrors() async throws {
+        // Ten programs run to their end: on a thread of its own, not one of the test pool's few.
+        try await onThread {
+            let directory = FileManager.default.temporaryDirectory.path + "/player-bad-\(UUID().uuidString.prefix(6))"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let text = directory + "/notes.wav"
+            try "these are notes, not sound\n".write(toFile: text, atomically: true, encoding: .utf8)
+            let tone = directory + "/tone.wav"
+            try PrivateSoundServer.writeTone(to: tone, seconds: 0.2)
+            var mp3 = try Data(contentsOf: URL(fileURLWithPath: tone))
+            mp3[20] = 0x55
+            let mp3Path = directory + "/mp3.wav"
+            try mp3.write(to: URL(fileURLWithPath: mp3Path))
 
-        let cases: [(arguments: [String], says: [String])] = [
-            (["play", directory + "/missing.wav"], ["missing.wav"]),
-            (["play", directory], [directory]),
-            (["play", text], ["notes.wav", "not"]),
-            (["play", mp3Path], ["0x0055"]),
-            (["play", tone, "--raw-format", "s16le:two:48000"], ["two"]),
-            (["play", tone, "--device", "nosuchdevice"], ["nosuchdevice"]),
-            (["record", directory + "/out.wav", "--format", "s12le:1:48000"], ["s12le"]),
-        ]
-        for (arguments, says) in cases {
-            let result = try Self.run(
-                arguments + [
-                    "--category", arguments[0] == "play" ? "playback" : "record", "--socket", directory + "/no-daemon",
-                ]
-            )
-            #expect(result.status == 1, "\(arguments): \(result.errors)")
-            for word in says {
-                #expect(result.errors.contains(word), "\(arguments) should name \(word): \(result.errors)")
+            let cases: [(arguments: [String], says: [String])] = [
+                (["play", directory + "/missing.wav"], ["missing.wav"]),
+                (["play", directory], [directory]),
+                (["play", text], ["notes.wav", "not"]),
+                (["play", mp3Path], ["0x0055"]),
+                (["play", tone, "--raw-format", "s16le:two:48000"], ["two"]),
+                (["play", tone, "--device", "nosuchdevice"], ["nosuchdevice"]),
+                (["record", directory + "/out.wav", "--format", "s12le:1:48000"], ["s12le"]),
+            ]
+            for (arguments, says) in cases {
+                let result = try Self.run(
+                    arguments + [
+                        "--category", arguments[0] == "play" ? "playback" : "record", "--socket",
+                        directory + "/no-daemon",
+                    ]
+                )
+                #expect(result.status == 1, "\(arguments): \(result.errors)")
+                for word in says {
+                    #expect(result.errors.contains(word), "\(arguments) should name \(word): \(result.errors)")
+                }
+                #expect(
+                    !result.errors.contains("daemon"),
+                    "\(arguments): the file or device is reported first: \(result.errors)"
+                )
             }
-            #expect(
-                !result.errors.contains("daemon"),
-                "\(arguments): the file or device is reported first: \(result.errors)"
-            )
+            let noInput = try Self.run([
+                "record", directory + "/out.wav", "--category", "playback", "--socket", directory + "/no-daemon",
+            ])
+            #expect(noInput.status != 0 && noInput.errors.contains("has no input"), "\(noInput.errors)")
+            let noTime = try Self.run(["record", directory + "/out.wav", "--category", "record", "--duration", "0"])
+            #expect(noTime.status != 0 && noTime.errors.contains("--duration"), "\(noTime.errors)")
         }
-        let noInput = try Self.run([
-            "record", directory + "/out.wav", "--category", "playback", "--socket", directory + "/no-daemon",
-        ])
-        #expect(noInput.status != 0 && noInput.errors.contains("has no input"), "\(noInput.errors)")
-        let noTime = try Self.run(["record", directory + "/out.wav", "--category", "record", "--duration", "0"])
-        #expect(noTime.status != 0 && noTime.errors.contains("--duration"), "\(noTime.errors)")
     }
 
     static func run(_ arguments: [String]) throws -> CtlResult { try CtlResult.running(tool, arguments) }
