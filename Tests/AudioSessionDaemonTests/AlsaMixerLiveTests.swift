@@ -44,15 +44,15 @@ import Testing
             try await eventually("the daemon has opened the mixer") { try self.status().volume != nil }
         }
 
-        /// SIGTERM (graceful) or SIGKILL (a crash).
-        func stop(crash: Bool = false) {
+        /// SIGTERM (graceful) or SIGKILL (a crash), and its end waited for without blocking a thread.
+        func stop(crash: Bool = false) async {
             guard let daemon = process.get(), daemon.isRunning else { return }
             if crash { kill(daemon.processIdentifier, SIGKILL) } else { daemon.terminate() }
-            daemon.waitUntilExit()
+            while daemon.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
         }
 
         func finish() {
-            stop()
+            process.get()?.terminate()
             server.stop()
         }
 
@@ -115,7 +115,7 @@ import Testing
         #expect(try daemon.sinkMuted())
 
         // SIGTERM while held: the user's values come back.
-        daemon.stop()
+        await daemon.stop()
         #expect(try !daemon.sinkMuted())
         #expect(try (69...71).contains(daemon.sinkPercent()))
     }
@@ -142,7 +142,7 @@ import Testing
         }
         try await Task.sleep(for: .milliseconds(300))
         #expect(try !daemon.sinkMuted())
-        daemon.stop()
+        await daemon.stop()
         #expect(try !daemon.sinkMuted())
     }
 
@@ -166,7 +166,7 @@ import Testing
         try await daemon.start()
         try daemon.send(.setSilentSwitch) { $0.position = .silent }
         try await eventually("held") { try daemon.sinkMuted() }
-        daemon.stop(crash: true)
+        await daemon.stop(crash: true)
         #expect(try daemon.sinkMuted(), "a killed daemon cannot give back")
         #expect(FileManager.default.fileExists(atPath: daemon.state + "/mixer.json"))
 

@@ -75,7 +75,7 @@ import Testing
             ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) >= 44_100
         }
         recorder.terminate()
-        recorder.waitUntilExit()
+        try await eventually("parecord ends") { !recorder.isRunning }
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }.dropFirst(2205)
         guard !samples.isEmpty else { throw LiveTestError("the speaker's monitor gave no samples") }
@@ -107,7 +107,7 @@ import Testing
         #expect(live.server.output(of: game).contains("verdict silent"), "\(live.server.output(of: game))")
         try await Task.sleep(for: .milliseconds(300))
         monitor.terminate()
-        monitor.waitUntilExit()
+        try await eventually("parecord ends") { !monitor.isRunning }
         let samples = try Data(contentsOf: URL(fileURLWithPath: path)).withUnsafeBytes {
             Array($0.bindMemory(to: Int16.self))
         }
@@ -164,7 +164,7 @@ import Testing
         _ = try control.result(.make(.disconnectPort) { $0.port = "headphones" })
         try await Self.waitFor("pausedByRouteChange: headphones went away", from: player, on: live)
         player.terminate()
-        player.waitUntilExit()
+        try await eventually("the player ends") { !player.isRunning }
         #expect(player.terminationStatus == 130)
     }
 
