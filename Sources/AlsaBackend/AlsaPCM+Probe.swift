@@ -8,16 +8,7 @@ extension AlsaPCM {
     public static func probe(device: String, direction: Direction = .playback, format: PCMFormat) throws {
         _ = Alsa.silenced
         try format.validate("ALSA PCM '\(device)'")
-        var opened: OpaquePointer?
-        let stream = direction == .playback ? SND_PCM_STREAM_PLAYBACK : SND_PCM_STREAM_CAPTURE
-        try Alsa.check(
-            snd_pcm_open(&opened, device, stream, 0),
-            "cannot open ALSA PCM '\(device)' for \(direction.rawValue)",
-            device: device
-        )
-        guard let handle = opened else {
-            throw AlsaError(code: .io, message: "snd_pcm_open gave no PCM for '\(device)'", device: device)
-        }
+        let handle = try openHandle(device: device, direction: direction)
         defer { snd_pcm_close(handle) }
         var parameters: OpaquePointer?
         try Alsa.check(snd_pcm_hw_params_malloc(&parameters), "snd_pcm_hw_params_malloc", device: device)

@@ -69,16 +69,7 @@ public final class AlsaPCM: Sendable {
                 device: device
             )
         }
-        var opened: OpaquePointer?
-        let stream = direction == .playback ? SND_PCM_STREAM_PLAYBACK : SND_PCM_STREAM_CAPTURE
-        try Alsa.check(
-            snd_pcm_open(&opened, device, stream, 0),
-            "cannot open ALSA PCM '\(device)' for \(direction.rawValue)",
-            device: device
-        )
-        guard let handle = opened else {
-            throw AlsaError(code: .io, message: "snd_pcm_open gave no PCM for '\(device)'", device: device)
-        }
+        let handle = try Self.openHandle(device: device, direction: direction)
         do {
             try Alsa.check(
                 snd_pcm_set_params(
@@ -317,5 +308,22 @@ extension PCMFormat.SampleFormat {
         case .s32le: SND_PCM_FORMAT_S32_LE
         case .float32le: SND_PCM_FORMAT_FLOAT_LE
         }
+    }
+}
+
+extension AlsaPCM {
+    /// `snd_pcm_open`, its failure as an `AlsaError` naming the device; the caller closes the handle.
+    static func openHandle(device: String, direction: Direction) throws -> OpaquePointer {
+        var opened: OpaquePointer?
+        let stream = direction == .playback ? SND_PCM_STREAM_PLAYBACK : SND_PCM_STREAM_CAPTURE
+        try Alsa.check(
+            snd_pcm_open(&opened, device, stream, 0),
+            "cannot open ALSA PCM '\(device)' for \(direction.rawValue)",
+            device: device
+        )
+        guard let handle = opened else {
+            throw AlsaError(code: .io, message: "snd_pcm_open gave no PCM for '\(device)'", device: device)
+        }
+        return handle
     }
 }

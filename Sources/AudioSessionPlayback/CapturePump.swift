@@ -48,16 +48,8 @@ final class CapturePump: TransportPump {
             control.threadEnded()
         }
         while true {
-            let orders = control.orders.withLock { orders in
-                defer {
-                    orders.fade = nil
-                }
-                return orders
-            }
+            let orders = control.takeOrders(into: &ramp, rate: writer.format.rate)
             if orders.closing { return }
-            if let fade = orders.fade {
-                ramp.setTarget(fade.gain, overFrames: fade.milliseconds * writer.format.rate / 1000)
-            }
             if orders.stopsAsked > orders.stopsDone {
                 try? writer.finish()
                 fileFinished.withLock { $0 = true }

@@ -43,16 +43,8 @@ final class PlaybackPump: TransportPump {
             control.threadEnded()
         }
         while true {
-            let orders = control.orders.withLock { orders in
-                defer {
-                    orders.fade = nil
-                }
-                return orders
-            }
+            let orders = control.takeOrders(into: &ramp, rate: file.format.rate)
             if orders.closing { return }
-            if let fade = orders.fade {
-                ramp.setTarget(fade.gain, overFrames: fade.milliseconds * file.format.rate / 1000)
-            }
             if orders.stopsAsked > orders.stopsDone {
                 device.close()
                 paused = false

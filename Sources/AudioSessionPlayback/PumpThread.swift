@@ -1,3 +1,4 @@
+import AlsaBackend
 import Foundation
 import Synchronization
 
@@ -47,6 +48,17 @@ final class PumpControl: Sendable {
         wakeUp.signal()
         // A thread stuck in a device that hangs is left behind after a few seconds rather than hanging the app.
         if first { _ = ended.wait(timeout: .now() + .seconds(3)) }
+    }
+
+    /// The thread's look at its orders between periods: what they are, with a new fade handed to `ramp` (and
+    /// taken, so that it starts once).
+    func takeOrders(into ramp: inout GainRamp, rate: Int) -> PumpOrders {
+        let taken = orders.withLock { orders in
+            defer { orders.fade = nil }
+            return orders
+        }
+        if let fade = taken.fade { ramp.setTarget(fade.gain, overFrames: fade.milliseconds * rate / 1000) }
+        return taken
     }
 
     /// Called by the thread as it ends.
