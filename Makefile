@@ -35,14 +35,19 @@ build: deps
 run: build
 	scripts/run-daemon.sh
 
+# Each step has a time limit and runs in a PID namespace of its own: a hang fails naming the step and its running
+# tests, and nothing a step starts outlives it (scripts/test-step.sh, docs/TESTING.md).
+STEP = scripts/test-step.sh
+
 test: deps
-	$(SWIFT) build
-	$(SWIFT) build --build-tests
-	bash scripts/verify-units.sh
-	$(SWIFT) test
-	$(SWIFT) build --product audiosessionctl
-	$(CTL) replay Tests/
-	bash Examples/run-examples.sh
+	$(STEP) test-harness 120 bash scripts/check-test-step.sh
+	$(STEP) build 1200 $(SWIFT) build
+	$(STEP) build-tests 1200 $(SWIFT) build --build-tests
+	$(STEP) verify-units 300 bash scripts/verify-units.sh
+	$(STEP) swift-test 1200 $(SWIFT) test
+	$(STEP) replay 300 $(CTL) replay Tests/
+	$(STEP) examples 300 bash Examples/run-examples.sh
+	$(STEP) make-run 600 bash scripts/check-make-run.sh
 
 # The podcast player, navigation prompt and VoIP call examples together against the embedded default.
 examples: deps

@@ -42,15 +42,6 @@ ${PULSE_SERVER:+    export PULSE_SERVER=$PULSE_SERVER
     .build/debug/audiosessionctl record memo.wav --category record --duration 3
     .build/debug/podcast-player            # the examples: podcast-player, navigation-prompt, voip-call
 EOT
-run-daemon: control socket $socket
-run-daemon: try, in another terminal:
-    export PULSE_SERVER=${PULSE_SERVER:-}
-    .build/debug/audiosessionctl status --socket $socket
-    PULSE_PROP=media.role=music paplay some.wav      # an unaware music app
-    .build/debug/audiosessionctl run --socket $socket --category playback -- paplay some.wav
-    .build/debug/audiosessionctl play --socket $socket --category playback some.wav   # an ALSA player that obeys
-    AUDIOSESSIOND_SOCKET=$socket .build/debug/podcast-player                           # an example app
-EOT
 # A state directory of its own: a try-out as root must not write the system-wide /var/lib/audiosessiond.
 "$daemon" --socket "$socket" --state-dir "$runtime/audiosessiond-run-state" \
     ${PULSE_SERVER:+--pulse-server "$PULSE_SERVER"} "$@" &

@@ -15,8 +15,12 @@ final class ControlConnection {
     private(set) var pendingEvents: [Event] = []
 
     /// Connects to `path`; the error says what to do when no daemon listens there.
+    ///
+    /// The socket is closed here on failure and stored only once connected: a class initializer that throws
+    /// after every stored property is set runs `deinit`, which would close the same number a second time, by
+    /// then perhaps another thread's new descriptor (libpulse's, in the tests).
     init(path: String) throws {
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw CLIError("cannot create a socket: errno \(errno)") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -39,6 +43,7 @@ final class ControlConnection {
             close(descriptor)
             throw CLIError("cannot reach audiosessiond at \(path) (\(reason)); is it running? (`make run` starts it)")
         }
+        self.descriptor = descriptor
     }
 
     deinit { close(descriptor) }

@@ -17,6 +17,10 @@ public struct LiveReplayOptions: Sendable {
     public var notificationWait: Duration
     /// How long no new notification must arrive once they match, before they are taken as complete.
     public var notificationQuiet: Duration
+    /// How many times longer than the scenarios' the daemon's timers are (its `graceMs` is the scenario's times
+    /// this); every `wait:` is stretched as much. On a loaded machine a scale of 4 gives the checks around a
+    /// grace period a margin of a second or more on each side.
+    public var timeScale: Int
 
     public init(
         socket: String,
@@ -24,7 +28,8 @@ public struct LiveReplayOptions: Sendable {
         daemonConfig: PolicyConfig = .standard,
         expectTimeout: Duration = .seconds(2),
         notificationWait: Duration = .milliseconds(300),
-        notificationQuiet: Duration = .milliseconds(60)
+        notificationQuiet: Duration = .milliseconds(60),
+        timeScale: Int = 1
     ) {
         self.socket = socket
         self.pulseServer = pulseServer
@@ -32,6 +37,7 @@ public struct LiveReplayOptions: Sendable {
         self.expectTimeout = expectTimeout
         self.notificationWait = notificationWait
         self.notificationQuiet = notificationQuiet
+        self.timeScale = max(1, timeScale)
     }
 }
 
@@ -94,7 +100,9 @@ public enum LiveReplay {
     /// What becomes of a file that cannot run live against a daemon with `daemonConfig` (skipped, or
     /// unreadable); nil when it can.
     public static func outcomeWithoutDaemon(file: String, daemonConfig: PolicyConfig = .standard) -> Outcome? {
-        if case .failure(let notLive) = LiveWorld.load(file, daemonConfig: daemonConfig) { return notLive.outcome }
+        if case .failure(let notLive) = LiveWorld.load(file, daemonConfig: daemonConfig, timeScale: 1) {
+            return notLive.outcome
+        }
         return nil
     }
 
@@ -103,7 +111,7 @@ public enum LiveReplay {
         async throws -> Outcome
     {
         let scenario: Scenario
-        switch LiveWorld.load(file, daemonConfig: options.daemonConfig) {
+        switch LiveWorld.load(file, daemonConfig: options.daemonConfig, timeScale: options.timeScale) {
         case .success(let loaded): scenario = loaded
         case .failure(let outcome): return outcome.outcome
         }
@@ -167,7 +175,7 @@ final class LiveWorld {
 
     /// Loads, checks and replays one file.
     func replay(file: String, timeline: Bool, explain: Bool) async -> LiveReplay.Outcome {
-        switch Self.load(file, daemonConfig: options.daemonConfig) {
+        switch Self.load(file, daemonConfig: options.daemonConfig, timeScale: options.timeScale) {
         case .success(let scenario): await replay(scenario, timeline: timeline, explain: explain)
         case .failure(let outcome): outcome.outcome
         }
@@ -178,14 +186,14 @@ final class LiveWorld {
     }
 
     /// A scenario that can run live, or what became of the file instead.
-    static func load(_ file: String, daemonConfig: PolicyConfig) -> Result<Scenario, NotLive> {
+    static func load(_ file: String, daemonConfig: PolicyConfig, timeScale: Int) -> Result<Scenario, NotLive> {
         let scenario: Scenario
         do {
             scenario = try ScenarioLoader.load(path: file)
         } catch {
             return .failure(NotLive(outcome: .unreadable("\(error)")))
         }
-        if let reason = LiveReplayGate.reasonToSkip(scenario, daemonConfig: daemonConfig) {
+        if let reason = LiveReplayGate.reasonToSkip(scenario, daemonConfig: daemonConfig, timeScale: timeScale) {
             return .failure(NotLive(outcome: .skipped(reason)))
         }
         return .success(scenario)

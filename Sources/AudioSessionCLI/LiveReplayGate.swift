@@ -5,11 +5,14 @@ import AudioSessionScenario
 /// `skip FILE: reason`.
 enum LiveReplayGate {
     /// Why `scenario` cannot run against a daemon that runs with `daemonConfig`; nil when it can.
-    static func reasonToSkip(_ scenario: Scenario, daemonConfig: PolicyConfig) -> String? {
+    /// With `timeScale`, the daemon's timers are that many times the scenario's.
+    static func reasonToSkip(_ scenario: Scenario, daemonConfig: PolicyConfig, timeScale: Int = 1) -> String? {
         if scenario.steps.contains(where: { $0.action == .mediaServicesLost || $0.action == .mediaServicesReset }) {
             return "needs to kill the sound server (mediaServices steps)"
         }
-        let differences = differences(scenario.config, daemonConfig)
+        var daemonTimes = daemonConfig
+        daemonTimes.graceMs = daemonConfig.graceMs / max(1, timeScale)
+        let differences = differences(scenario.config, daemonTimes)
         if !differences.isEmpty {
             return "sets policy config the running daemon does not have (\(differences.joined(separator: ", ")))"
         }

@@ -107,7 +107,7 @@ final class LiveScenarioRunner {
             case .mediaServicesLost, .mediaServicesReset:
                 throw CLIError("media services cannot be lost or reset live")
             case .wait(let milliseconds):
-                try await Task.sleep(for: .milliseconds(milliseconds))
+                try await Task.sleep(for: .milliseconds(milliseconds * options.timeScale))
             case .expect(let expectation):
                 try await check(expectation, at: step)
             }

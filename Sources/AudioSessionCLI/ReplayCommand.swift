@@ -32,9 +32,20 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --live: the daemon's sound server (default: $PULSE_SERVER).", valueName: "addr"))
     var pulseServer: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --live: the daemon runs with timers N times the scenarios' (graceMs N x 500): waits are stretched N times.",
+            valueName: "N"
+        )
+    )
+    var timeScale: Int = 1
+
     func validate() throws {
-        if !live && (socket != nil || pulseServer != nil) {
-            throw ValidationError("--socket and --pulse-server go with --live")
+        if !live && (socket != nil || pulseServer != nil || timeScale != 1) {
+            throw ValidationError("--socket, --pulse-server and --time-scale go with --live")
+        }
+        guard (1...100).contains(timeScale) else {
+            throw ValidationError("--time-scale must be a whole number from 1 to 100, not \(timeScale)")
         }
     }
 
@@ -42,6 +53,8 @@ struct ReplayCommand: ParsableCommand {
         if live {
             var options = LiveReplayOptions(socket: socket ?? ConnectionOptions.defaultSocketPath)
             if let pulseServer { options.pulseServer = pulseServer }
+            options.timeScale = timeScale
+            options.daemonConfig.graceMs *= timeScale
             let passed = try LiveReplay.runBlocking(
                 paths: paths,
                 options: options,

@@ -77,7 +77,7 @@ struct JournalEventLog: Sendable {
 
     /// Starts a new file with `checkpoint`; the current one becomes the older one.
     mutating func rotate(startingWith checkpoint: JournalRecord) {
-        Glibc.close(descriptor)
+        if descriptor >= 0 { Glibc.close(descriptor) }
         Glibc.rename(path, olderPath)
         descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_TRUNC | O_CLOEXEC, 0o600)
         count = 0
@@ -85,7 +85,12 @@ struct JournalEventLog: Sendable {
         _ = append([checkpoint])
     }
 
-    func close() { Glibc.close(descriptor) }
+    /// Closes the file; the log is not used after this (the keeper's `finish`).
+    mutating func close() {
+        guard descriptor >= 0 else { return }
+        Glibc.close(descriptor)
+        descriptor = -1
+    }
 
     private func write(_ data: Data) {
         guard descriptor >= 0 else { return }

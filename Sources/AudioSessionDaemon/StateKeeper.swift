@@ -51,7 +51,7 @@ struct StateKeeper: Sendable {
         }
     }
 
-    func finish() { eventLog?.close() }
+    mutating func finish() { eventLog?.close() }
 
     private mutating func saveSettings(_ core: DaemonCore) {
         var now = settings

@@ -32,8 +32,10 @@ final class SystemdNotifier: Sendable {
         withUnsafeMutableBytes(of: &socketAddress.sun_path) { $0.copyBytes(from: name) }
         address = socketAddress
         addressLength = socklen_t(pathOffset + name.count)
-        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw DaemonError("cannot create a socket for NOTIFY_SOCKET: errno \(errno)") }
+        // Stored last: from here on `deinit` owns the socket and closes it once.
+        self.descriptor = descriptor
         self.destination = destination
     }
 

@@ -2,15 +2,16 @@ import Foundation
 
 /// Running the sound-server script, `pactl` and test clients: executables are found on PATH and get their
 /// arguments as an array, never through a shell command line.
-enum ChildProcess {
-    struct Output: Sendable {
-        var status: Int32
-        var standardOutput: String
-        var standardError: String
+public enum ChildProcess {
+    /// What a finished program left: its exit status and what it printed.
+    public struct Output: Sendable {
+        public var status: Int32
+        public var standardOutput: String
+        public var standardError: String
     }
 
     /// The executable `name` on PATH (or `name` itself if it is a path), if there is one.
-    static func executable(named name: String) -> URL? {
+    public static func executable(named name: String) -> URL? {
         if name.contains("/") {
             return FileManager.default.isExecutableFile(atPath: name) ? URL(fileURLWithPath: name) : nil
         }
@@ -48,14 +49,14 @@ enum ChildProcess {
     }
 
     /// This process's environment with `overrides` applied.
-    static func environment(_ overrides: [String: String]) -> [String: String] {
+    public static func environment(_ overrides: [String: String]) -> [String: String] {
         ProcessInfo.processInfo.environment.merging(overrides) { _, override in override }
     }
 
     /// Runs `executable` to completion and collects its output. The output goes through files rather than
     /// pipes, so that a grandchild that keeps running (a sound server the script started) cannot hold the
     /// reading end open. A run longer than `timeout` is killed and reported as `.timedOut`.
-    static func run(
+    public static func run(
         _ executable: URL,
         _ arguments: [String],
         environment: [String: String],

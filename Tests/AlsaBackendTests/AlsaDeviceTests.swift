@@ -1,11 +1,12 @@
 import AlsaBackend
 import AudioSessionTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// Everything that opens an ALSA device, one test at a time against the one private PulseAudio of
 /// `SharedPulseServer`, through the ALSA `pulse` plug-in (libasound2-plugins).
-@Suite(.serialized) struct AlsaDeviceTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct AlsaDeviceTests {
     let server: PrivateSoundServer
     let directory: String
 
@@ -173,20 +174,33 @@ import Testing
         }
     }
 
+    /// A write of one second of audio into a 100 ms buffer needs about 0.9 s unpaused. Paused 200 ms in, it
+    /// must still be waiting when the pause has lasted 2 s (1.2 s longer than the rest of the write could take),
+    /// and finish, whole, only after `resume()`. The check is the order of events (paused, still waiting,
+    /// resumed, finished), never how long the write took: a slow machine can only delay the write further.
     @Test func pauseFromAnotherThreadHoldsAWriteUntilResume() async throws {
         defer { removeDirectory(directory) }
         let pcm = try AlsaPCM(device: "pulse", format: Self.toneFormat, bufferMilliseconds: 100)
         let second = [UInt8](repeating: 0, count: 44_100 * 4)
-        let started = ContinuousClock.now
-        let writer = Task.detached { (frames: try pcm.write(second), took: ContinuousClock.now - started) }
+        final class Finished: Sendable { let value = Atomic<Bool>(false) }
+        let finished = Finished()
+        let writer = Task.detached {
+            defer { finished.value.store(true, ordering: .sequentiallyConsistent) }
+            return try pcm.write(second)
+        }
         try await Task.sleep(for: .milliseconds(200))
+        let finishedEarly = finished.value.load(ordering: .sequentiallyConsistent)
+        try #require(
+            !finishedEarly,
+            "the write ended before it could be paused (the machine stalled for most of a second)"
+        )
         try pcm.pause()
-        try await Task.sleep(for: .milliseconds(1_200))
+        try await Task.sleep(for: .seconds(2))
+        let finishedWhilePaused = finished.value.load(ordering: .sequentiallyConsistent)
         try pcm.resume()
-        let result = try await writer.value
-        #expect(result.frames == 44_100)
-        // A second of audio takes about 0.9 s to write into a 100 ms buffer; held 1.2 s by the pause, well over 2.
-        #expect(result.took > .milliseconds(1_900), "the write was held while paused: it took \(result.took)")
+        let frames = try await writer.value
+        #expect(!finishedWhilePaused, "the write went on while the device was paused")
+        #expect(frames == 44_100)
         pcm.close()
     }
 

@@ -10,7 +10,7 @@ import Testing
 @testable import AudioSessionCLI
 
 /// The daemon's configuration file: checked at start and on SIGHUP; a bad reload keeps the running one.
-@Suite(.serialized) struct ConfigurationTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct ConfigurationTests {
     static func write(_ text: String, to name: String) throws -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -29,7 +29,7 @@ import Testing
         process.standardError = pipe
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        _ = process.waitForExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 

@@ -33,8 +33,7 @@ import Testing
         // Nothing that would change them again is left (the prompt ends; the restarted daemon keeps the
         // journal but not the switch), so any stream still changed after the restart is one it failed to
         // give back.
-        navigation.terminate()
-        navigation.waitUntilExit()
+        navigation.stop()
         try await eventually("the prompt's stream is gone") { try await rig.observer.sinkInputs().count == 20 }
         let fresh = rig.server.directory + "/state-after-crash"
         try FileManager.default.createDirectory(atPath: fresh, withIntermediateDirectories: true)
@@ -117,8 +116,7 @@ import Testing
                 $0.policyMuted || $0.policyVolume != $0.userVolume
             }.count == 20
         )
-        rig.daemon?.terminate()
-        rig.daemon?.waitUntilExit()
+        rig.daemon?.stop()
         let left = try await rig.changedCount(streams)
         print("SIGTERM (\(kind)): \(left) of 20 streams left changed after the daemon exited")
         #expect(left == 0)
@@ -161,8 +159,7 @@ import Testing
                 #expect(line?.contains(problem) == true, "\(what) \(file): \(line ?? "no log line")")
                 if let line { print("\(what): \(line.split(separator: "]").last ?? "")") }
             }
-            rig.daemon?.terminate()
-            rig.daemon?.waitUntilExit()
+            rig.daemon?.stop()
         }
     }
 
@@ -175,8 +172,7 @@ import Testing
         _ = try ctl.result(Request(op: .selectOutput) { $0.port = "speaker" })
         let before = try #require(try ctl.result(Request(op: .status)).status)
         #expect(before.silentSwitch == .silent && before.selectedOutput == .speaker)
-        rig.daemon?.terminate()
-        rig.daemon?.waitUntilExit()
+        rig.daemon?.stop()
 
         try await rig.startDaemon()
         try await eventually("the restarted daemon has the switch and the selection back") {
@@ -315,7 +311,7 @@ final class CrashRig: @unchecked Sendable {
     func killDaemon() {
         guard let daemon else { return }
         kill(daemon.processIdentifier, SIGKILL)
-        daemon.waitUntilExit()
+        _ = daemon.waitForExit()
     }
 
     func control() throws -> ControlConnection { try ControlConnection(path: socket) }
@@ -422,8 +418,7 @@ final class CrashRig: @unchecked Sendable {
 
     func stop() {
         if let daemon, daemon.isRunning {
-            daemon.terminate()
-            daemon.waitUntilExit()
+            daemon.stop()
         }
         observer.close()
         server.stop()

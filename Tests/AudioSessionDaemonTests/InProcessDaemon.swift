@@ -120,7 +120,7 @@ struct CtlResult: Sendable {
         }.start()
         let printed = output.fileHandleForReading.readDataToEndOfFile()
         readingErrors.wait()
-        process.waitUntilExit()
+        _ = process.waitForExit()
         return CtlResult(
             status: process.terminationStatus,
             output: String(decoding: printed, as: UTF8.self),

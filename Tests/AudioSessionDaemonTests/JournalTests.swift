@@ -133,13 +133,12 @@ import Testing
         try await eventually("the call mutes the music") {
             try await rig.observer.sinkInput(stream.index)?.muted == true
         }
-        call.waitUntilExit()
+        _ = call.waitForExit()
         try await eventually("the music is back after the call and its grace", within: 8) {
             try await rig.observer.sinkInput(stream.index)?.muted == false
         }
         _ = try rig.control().result(Request(op: .setSilentSwitch) { $0.position = .silent })
-        rig.daemon?.terminate()
-        rig.daemon?.waitUntilExit()
+        rig.daemon?.stop()
 
         let file = rig.server.directory + "/exported.yaml"
         var output = ""

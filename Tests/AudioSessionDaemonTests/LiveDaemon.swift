@@ -34,14 +34,19 @@ final class LiveDaemon: @unchecked Sendable {
         let state = server.directory + "/state"
         process = try server.spawn(Self.daemonPath, ["--socket", socket, "--pulse-server", server.pulseServer, "--state-dir", state] + arguments)
         observer = PulseConnection(server: server.pulseServer, applicationName: "observer")
-        try await observer.connect()
-        try await eventually("the daemon listens on \(socket)") { (try? ControlConnection(path: self.socket)) != nil }
+        do {
+            try await observer.connect()
+            let socket = socket
+            try await eventually("the daemon listens on \(socket)") { (try? ControlConnection(path: socket)) != nil }
+        } catch {
+            stop()
+            throw error
+        }
     }
 
     func stop() {
         if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+            process.stop()
         }
         observer.close()
         server.stop()

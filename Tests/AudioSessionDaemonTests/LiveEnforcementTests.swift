@@ -8,7 +8,7 @@ import Testing
 @testable import AudioSessionCLI
 
 /// The daemon on real PulseAudio and PipeWire servers, with real streams, as an independent client sees them.
-@Suite(.serialized) struct LiveEnforcementTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct LiveEnforcementTests {
     static let seventy = PulseVolume(channels: [45875, 45875])
 
     @Test(arguments: PrivateSoundServer.Kind.allCases)
@@ -39,7 +39,7 @@ import Testing
         let prompt = try live.play(role: "navigation", file: live.shortTone)
         try await eventually("the music is ducked to a quarter of the user's volume") { try await live.current(music.index)?.volume == ducked }
         try await eventually("the user's exact volume is back", within: 8) { try await live.current(music.index)?.volume == Self.seventy }
-        prompt.waitUntilExit()
+        _ = prompt.waitForExit()
 
         let second = try live.play(role: "navigation", file: live.shortTone)
         defer { second.terminate() }
@@ -213,8 +213,7 @@ import Testing
         let call = try live.play(role: "phone")
         defer { call.terminate() }
         try await eventually("the music is muted by the call") { try await live.current(music.index)?.muted == true }
-        live.process.terminate()
-        live.process.waitUntilExit()
+        live.process.stop()
         let after = try #require(try await live.current(music.index))
         #expect(after.muted == false)
         #expect(after.volume == Self.seventy)
@@ -230,8 +229,7 @@ import Testing
         defer { call.terminate() }
         try await eventually("the music is muted by the call") { try await live.current(music.index)?.muted == true }
         let key = try #require(music.properties["module-stream-restore.id"])
-        player.terminate()
-        player.waitUntilExit()
+        player.stop()
         // The daemon moved the music to the headphones (the most recent port); that is the policy's choice,
         // not the user's, so the saved device goes back to what it was (none) too.
         try await eventually("the saved state of \(key) holds the user's values") {

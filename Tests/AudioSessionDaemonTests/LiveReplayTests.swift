@@ -10,7 +10,7 @@ import Testing
 /// PulseAudio and a private PipeWire with real streams, each `expect` checked against what the daemon and the
 /// server report. Each file gets a fresh server and daemon, so no file sees another's leftovers (WirePlumber, for
 /// one, remembers each app's stream volume and mute). About 2.5 minutes for both servers on 2 cores.
-@Suite(.serialized) struct LiveReplayTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct LiveReplayTests {
     static let directory = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appending(path: "Scenarios").path
 
@@ -119,16 +119,44 @@ final class ReplayDaemon: @unchecked Sendable {
         }
         server = try PrivateSoundServer.start(kind)
         socket = server.directory + "/control"
+        // The daemon's grace period is `timeScale` times the scenarios' (replay --live --time-scale): the checks
+        // just inside and just past it keep a margin of a second or more on a loaded machine.
+        let config = server.directory + "/policy.yaml"
+        try "graceMs: \(PolicyConfig.standard.graceMs * Self.timeScale)\n".write(
+            toFile: config,
+            atomically: true,
+            encoding: .utf8
+        )
         // A state directory of its own: the daemon keeps the switch, the lock and the output pick there.
         process = try server.spawn(
             LiveDaemon.daemonPath,
-            ["--socket", socket, "--pulse-server", server.pulseServer, "--state-dir", server.directory + "/state"]
+            [
+                "--socket", socket, "--pulse-server", server.pulseServer, "--state-dir", server.directory + "/state",
+                "--config", config,
+            ]
         )
         let socket = socket
-        try await eventually("the daemon listens on \(socket)") { (try? ControlConnection(path: socket)) != nil }
+        do {
+            try await eventually("the daemon listens on \(socket)") { (try? ControlConnection(path: socket)) != nil }
+        } catch {
+            await stopProcess(process)
+            server.stop()
+            throw error
+        }
     }
 
-    var options: LiveReplayOptions { LiveReplayOptions(socket: socket, pulseServer: server.pulseServer) }
+    static let timeScale = 4
+
+    var options: LiveReplayOptions {
+        var config = PolicyConfig.standard
+        config.graceMs *= Self.timeScale
+        return LiveReplayOptions(
+            socket: socket,
+            pulseServer: server.pulseServer,
+            daemonConfig: config,
+            timeScale: Self.timeScale
+        )
+    }
 
     /// The end of the daemon's log, for a failure's report.
     func logTail(lines: Int = 40) -> String {
@@ -140,10 +168,7 @@ final class ReplayDaemon: @unchecked Sendable {
     }
 
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        process.stop()
         server.stop()
     }
 }

@@ -27,23 +27,24 @@ struct PrivateSoundServerTests {
         try PrivateSoundServer.writeTone(to: tone, seconds: 10)
         let player = try server.spawn("paplay", [tone], environment: ["PULSE_PROP": "media.role=music"])
         defer { terminate(player) }
-        let appeared = try await eventually(within: .seconds(5)) {
+        let appeared = try await eventually(within: .seconds(10)) {
             try server.pactl(["list", "sink-inputs"]).contains("media.role = \"music\"")
         }
-        #expect(appeared, "no sink input with media.role = \"music\" within 5 s")
+        #expect(appeared, "no sink input with media.role = \"music\" within 10 s")
         terminate(player)
 
         // Unplugging and plugging the headphones.
         let headphonesModule = try #require(try moduleIndex(of: "headphones", in: server))
+        // PipeWire makes and removes a module's device after `pactl` has returned: each change is waited for.
         try server.unloadModule(headphonesModule)
-        #expect(try sinks(of: server) == ["speaker"])
+        #expect(try await eventually(within: .seconds(10)) { try sinks(of: server) == ["speaker"] })
         _ = try server.loadNullSink("headphones", description: "Wired Headphones")
-        #expect(try sinks(of: server) == ["headphones", "speaker"])
+        #expect(try await eventually(within: .seconds(10)) { try sinks(of: server) == ["headphones", "speaker"] })
         #expect(try server.pactl(["list", "sinks"]).contains("Description: Wired Headphones"))
         let mic = try server.loadNullSource("usbMic")
-        #expect(try sources(of: server).contains("usbMic"))
+        #expect(try await eventually(within: .seconds(10)) { try sources(of: server).contains("usbMic") })
         try server.unloadModule(mic)
-        #expect(try !sources(of: server).contains("usbMic"))
+        #expect(try await eventually(within: .seconds(10)) { try !sources(of: server).contains("usbMic") })
 
         // Lost, then back at the same address with the initial devices.
         let address = server.pulseServer
@@ -154,7 +155,6 @@ extension PrivateSoundServerTests {
 
     fileprivate func terminate(_ process: Process) {
         guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
+        process.stop()
     }
 }

@@ -9,7 +9,7 @@ import Testing
 
 /// systemd integration without systemd: the environment as libsystemd reads it, the pacing of what the daemon
 /// tells, and the real daemon binary started as systemd would start it (`SystemdHarness.swift`).
-@Suite struct SystemdTests {
+@Suite(.timeLimit(.minutes(2))) struct SystemdTests {
     @Test func theEnvironmentIsReadAsLibsystemdReadsIt() throws {
         let full = try SystemdEnvironment(
             environment: [

@@ -1,7 +1,7 @@
 import PulseBackend
 import Testing
 
-@Suite("PulseVolume")
+@Suite("PulseVolume", .timeLimit(.minutes(2)))
 struct PulseVolumeTests {
     @Test func quarterLinearIsAboutMinusTwelveDecibels() {
         let full = PulseVolume(uniform: PulseVolume.norm, channels: 2)
