@@ -94,6 +94,8 @@ script="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
 
 # A short directory: sound servers put their sockets in it, and a socket path has at most 107 bytes.
 step_tmp="$(mktemp -d /tmp/asd-step.XXXXXX)"
+# Like /tmp itself: tests that run a program as another user (nobody) make their directories in it.
+chmod 1777 "$step_tmp"
 log="$step_tmp/step.log"
 mark="$name.$$"
 
@@ -106,9 +108,9 @@ fi
 # The tests that had started and not ended (Swift Testing's lines), and the test cases that started last.
 running_tests() {
     awk '
-        /^.\s*Test case .* started\.$/ { cases[++n] = $0; next }
-        /^◇ Test [^ ]+ started\.$/ { running[$3] = 1; next }
-        /^. Test [^ ]+ (passed|failed|skipped)/ { delete running[$3] }
+        /^[^ ]+ Test case .* started\.$/ { cases[++n] = $0; next }
+        /^[^ ]+ Test [^ ]+ started\.$/ { running[$3] = 1; next }
+        /^[^ ]+ Test [^ ]+ (with [0-9]+ test cases )?(passed|failed|skipped)/ { delete running[$3] }
         END {
             for (t in running) print "  running: " t
             for (i = (n > 5 ? n - 4 : 1); i <= n; i++) print "  case started: " substr(cases[i], 1, 200)

@@ -19,7 +19,10 @@ final class ControlConnection {
     /// The socket is closed here on failure and stored only once connected: a class initializer that throws
     /// after every stored property is set runs `deinit`, which would close the same number a second time, by
     /// then perhaps another thread's new descriptor (libpulse's, in the tests).
-    init(path: String) throws {
+    ///
+    /// With `readTimeout`, a read that waits longer for the daemon throws instead of waiting on (tests, live
+    /// replays); without, the tool waits as long as the daemon takes (`watch`, `run`).
+    init(path: String, readTimeout: Duration? = nil) throws {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw CLIError("cannot create a socket: errno \(errno)") }
         var address = sockaddr_un()
@@ -43,8 +46,17 @@ final class ControlConnection {
             close(descriptor)
             throw CLIError("cannot reach audiosessiond at \(path) (\(reason)); is it running? (`make run` starts it)")
         }
+        if let readTimeout {
+            let (seconds, attoseconds) = readTimeout.components
+            var limit = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        }
         self.descriptor = descriptor
+        self.readTimeout = readTimeout
     }
+
+    /// How long a read waits for the daemon; nil: as long as it takes.
+    let readTimeout: Duration?
 
     deinit { close(descriptor) }
 
@@ -121,6 +133,10 @@ final class ControlConnection {
             }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK), let readTimeout {
+                throw CLIError("audiosessiond sent nothing within \(readTimeout) (it may be stuck)")
+            }
             guard count > 0 else { throw CLIError.connectionClosed }
             buffer += chunk[..<count]
         }

@@ -163,7 +163,7 @@ final class LiveWorld {
     }
 
     static func connect(_ options: LiveReplayOptions) async throws -> LiveWorld {
-        let control = try ControlConnection(path: options.socket)
+        let control = try ControlConnection(path: options.socket, readTimeout: .seconds(10))
         _ = try control.result(.make(.status))
         let server = try await LiveSoundServer.connect(server: options.pulseServer)
         return LiveWorld(options: options, control: control, server: server)

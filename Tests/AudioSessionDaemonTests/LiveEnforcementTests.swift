@@ -191,11 +191,11 @@ import Testing
         let script = """
             import socket, time
             s = socket.socket(socket.AF_UNIX); s.connect("\(live.socket)")
-            s.sendall(b'{"op":"setCategory","category":"playback"}\\n{"op":"activate"}\\n')
+            s.sendall(b'{"op":"hello","app":"dying-app"}\\n{"op":"setCategory","category":"playback"}\\n{"op":"activate"}\\n')
             s.recv(65536); time.sleep(60)
             """
         let dying = try live.server.spawn("python3", ["-c", script])
-        #expect(try music.nextEvent() == Event(.interruption, type: "began", because: "interrupted by python3 (A4)"))
+        #expect(try music.nextEvent() == Event(.interruption, type: "began", because: "interrupted by dying-app (A4)"))
         kill(dying.processIdentifier, SIGKILL)
         let ended = try music.nextEvent()
         #expect(ended.event == .interruption && ended.type == "ended" && ended.shouldResume == false)
