@@ -5,7 +5,11 @@ import UnixSignals
 
 /// SIGHUP reads the configuration file again. A good one replaces the running configuration without dropping
 /// a session; a bad one is reported (file:line and the field) and the running configuration stays.
+///
+/// SIGHUP is trapped when the reloader is made, before any service runs and so before READY=1: a reload asked
+/// for right after the start (`systemctl reload`) is taken, never the signal's default, which ends the process.
 final class ConfigurationReloader: Service {
+    private let hangups: UnixSignalsSequence
     private let path: String
     private let inputs: AsyncStream<DaemonInput>.Continuation
     private let pulse: PulseService?
@@ -15,12 +19,14 @@ final class ConfigurationReloader: Service {
 
     init(
         path: String,
+        hangups: UnixSignalsSequence,
         inputs: AsyncStream<DaemonInput>.Continuation,
         pulse: PulseService?,
         logger: Logger,
         reloading: (@Sendable (_ begins: Bool) -> Void)? = nil
     ) {
         self.path = path
+        self.hangups = hangups
         self.inputs = inputs
         self.pulse = pulse
         self.logger = logger
@@ -28,7 +34,7 @@ final class ConfigurationReloader: Service {
     }
 
     func run() async throws {
-        for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
+        for await _ in hangups.cancelOnGracefulShutdown() {
             reloading?(true)
             defer { reloading?(false) }
             do {

@@ -2,6 +2,7 @@ import AudioSessionPolicy
 import Foundation
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 /// The daemon: the control server, the policy loop, the PulseAudio backend (unless told otherwise), the
 /// configuration reloader and, under systemd, its notifier, run as one service group that shuts down gracefully
@@ -118,6 +119,7 @@ public enum Daemon {
             services.append(
                 ConfigurationReloader(
                     path: path,
+                    hangups: await UnixSignalsSequence(trapping: .sighup),
                     inputs: feed,
                     pulse: pulse,
                     logger: logger,

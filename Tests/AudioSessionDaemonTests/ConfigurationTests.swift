@@ -71,10 +71,14 @@ import Testing
 
         try "duckLevel: loud\n".write(toFile: config, atomically: true, encoding: .utf8)
         kill(live.process.processIdentifier, SIGHUP)
-        try await Task.sleep(for: .milliseconds(500))
+        let logPath = live.server.directory + "/" + (try FileManager.default.contentsOfDirectory(atPath: live.server.directory).first { $0.hasSuffix("-audiosessiond.log") } ?? "")
+        // The daemon's own report of the failed reload is the event waited for; then nothing may have changed.
+        try await eventually("the bad reload is reported") {
+            ((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "").contains("configuration not reloaded")
+        }
         #expect(try await live.current(music.index)?.volume == full.scaled(by: 0.5), "a bad reload keeps the running configuration")
         #expect(live.process.isRunning)
-        let log = try String(contentsOfFile: live.server.directory + "/" + (try FileManager.default.contentsOfDirectory(atPath: live.server.directory).first { $0.hasSuffix("-audiosessiond.log") } ?? ""), encoding: .utf8)
+        let log = try String(contentsOfFile: logPath, encoding: .utf8)
         #expect(log.contains("configuration not reloaded, the running one stays: \(config):1:12"))
     }
 

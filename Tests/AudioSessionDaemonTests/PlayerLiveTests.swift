@@ -64,6 +64,16 @@ import Testing
     }
 
     /// The loudness of what the speaker plays, from its monitor: root mean square of 0.4 s of 16-bit samples.
+    /// The speaker's loudness, measured again until `condition` holds for it or 10 s have passed; the last one.
+    static func speakerLoudness(_ live: LiveDaemon, until condition: (Double) -> Bool) async throws -> Double {
+        let deadline = ContinuousClock.now + .seconds(10)
+        var loudness = try await speakerLoudness(live)
+        while !condition(loudness) && ContinuousClock.now < deadline {
+            loudness = try await speakerLoudness(live)
+        }
+        return loudness
+    }
+
     static func speakerLoudness(_ live: LiveDaemon) async throws -> Double {
         let path = live.server.directory + "/monitor-\(UUID().uuidString.prefix(6)).raw"
         let recorder = try live.server.spawn(
@@ -130,14 +140,14 @@ import Testing
         let navigation = try Self.client(live, app: "navigation") {
             $0.category = .playback; $0.mode = .voicePrompt; $0.options = [.duckOthers]
         }
+        // The player's buffered samples reach the monitor after its gain changed: measure until they show it
+        // (half a second of samples each time), 10 s at most.
         try await Self.waitFor("gain 0.25", from: player, on: live)
-        try await Task.sleep(for: .milliseconds(300))
-        let ducked = try await Self.speakerLoudness(live)
+        let ducked = try await Self.speakerLoudness(live, until: { (0.15...0.4).contains($0 / full) })
         #expect((0.15...0.4).contains(ducked / full), "ducked to a quarter: \(ducked) of \(full)")
         _ = try navigation.result(.make(.deactivate) { $0.notifyOthers = true })
         try await Self.waitFor("gain 1.00", from: player, on: live)
-        try await Task.sleep(for: .milliseconds(300))
-        let restored = try await Self.speakerLoudness(live)
+        let restored = try await Self.speakerLoudness(live, until: { $0 / full > 0.8 })
         #expect(restored / full > 0.8, "back to full: \(restored) of \(full)")
         print(
             "player ducking measured at the speaker: ducked/full \(String(format: "%.3f", ducked / full)), restored/full \(String(format: "%.3f", restored / full))"

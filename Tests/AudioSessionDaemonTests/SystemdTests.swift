@@ -197,9 +197,7 @@ import Testing
         #expect(ready.checkedAtReady == true)
         #expect(ready.status == "0 sessions, 0 streams, no sound server")
 
-        // The reloader traps SIGHUP as the services start; READY=1 comes a socket bind and a round trip later,
-        // which is no guarantee: give it time rather than kill the daemon with an untrapped SIGHUP.
-        try await Task.sleep(for: .milliseconds(300))
+        // SIGHUP is trapped before READY=1: a reload asked for at once is taken, and does not end the daemon.
         daemon.signal(SIGHUP)
         let reloading = try await notify.first(within: 5) { $0.has("RELOADING=1") }
         #expect(reloading.fields.contains { $0.hasPrefix("MONOTONIC_USEC=") })
