@@ -41,6 +41,7 @@ final class ConfigurationReloader: Service {
                 let configuration = try DaemonConfigurationLoader.load(path: path)
                 inputs.yield(.reconfigure(configuration))
                 pulse?.updateRules(configuration.ports)
+                pulse?.updateFade(milliseconds: configuration.policy.duckFadeMs)
                 logger.notice("configuration reloaded from \(path)")
             } catch {
                 logger.error("configuration not reloaded, the running one stays: \(error)")

@@ -13,7 +13,8 @@ final class PulseService: Service, StreamEnforcer {
     private let inputs: AsyncStream<DaemonInput>.Continuation
     /// How devices become ports; a reload replaces them.
     private let rules: Mutex<PortRules>
-    private let fadeMilliseconds: Int
+    /// How long ducking and its end take (duckFadeMs); a reload replaces it.
+    private let fadeMilliseconds: Mutex<Int>
     private let logger: Logger
     /// Where the stream journal is kept; nil: no journal.
     private let journalPath: String?
@@ -41,9 +42,15 @@ final class PulseService: Service, StreamEnforcer {
         self.server = server
         self.inputs = inputs
         self.rules = Mutex(rules)
-        self.fadeMilliseconds = fadeMilliseconds
+        self.fadeMilliseconds = Mutex(fadeMilliseconds)
         self.logger = logger
         self.connectionChanged = connectionChanged
+    }
+
+    /// A new fade time (a reload): fades that start from now on take it.
+    func updateFade(milliseconds: Int) {
+        fadeMilliseconds.withLock { $0 = milliseconds }
+        _ = work.withLock { $0?.yield(.fade(milliseconds)) }
     }
 
     /// New port rules (a reload): the devices there now are mapped again.
@@ -132,7 +139,7 @@ final class PulseService: Service, StreamEnforcer {
             inputs: inputs,
             work: feed,
             rules: rules.withLock { $0 },
-            fadeMilliseconds: fadeMilliseconds,
+            fadeMilliseconds: fadeMilliseconds.withLock { $0 },
             logger: logger,
             journalPath: journalPath,
             serverAddress: server,
@@ -166,5 +173,7 @@ enum PulseWork: Sendable {
     case pauseSettled(StreamOrigin, pause: Int)
     /// Reloaded port rules: map the devices again.
     case rules(PortRules)
+    /// A reloaded fade time, for the fades that start from now on.
+    case fade(Int)
     case shutdown
 }

@@ -11,7 +11,8 @@ struct PulseSession {
     let inputs: AsyncStream<DaemonInput>.Continuation
     let work: AsyncStream<PulseWork>.Continuation
     var rules: PortRules
-    let fadeMilliseconds: Int
+    /// How long ducking and its end take (duckFadeMs); a reload changes it.
+    var fadeMilliseconds: Int
     let logger: Logger
     var devices = DeviceTable()
     var ledger = StreamLedger()
@@ -110,6 +111,8 @@ struct PulseSession {
             }
         case .holdExpired(let origin):
             if ledger.entries[origin]?.heldSinceMove == true { inputs.yield(.sound(.streamMovedByServer(origin))) }
+        case .fade(let milliseconds):
+            fadeMilliseconds = milliseconds
         case .rules(let newRules):
             rules = newRules
             for sink in try await connection.sinks().sorted(by: { $0.index < $1.index }) { report(sink) }

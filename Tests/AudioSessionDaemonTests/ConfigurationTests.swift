@@ -82,6 +82,59 @@ import Testing
         #expect(log.contains("configuration not reloaded, the running one stays: \(config):1:12"))
     }
 
+    /// A reload applies `duckFadeMs` too: after a reload from a 2 s fade to none, ducking is one step. Every
+    /// volume the server reports for the music while it is being ducked is read: none lies between the user's
+    /// and the ducked one. (With the 2 s fade still in force there would be dozens.)
+    @Test(arguments: PrivateSoundServer.Kind.allCases)
+    func aReloadAppliesANewFadeTime(_ kind: PrivateSoundServer.Kind) async throws {
+        let config = try Self.write("duckFadeMs: 2000\n", to: "fade-\(kind).yaml")
+        let live = try await LiveDaemon(kind, arguments: ["--config", config])
+        defer { live.stop() }
+        let player = try live.play(role: "music")
+        defer { player.terminate() }
+        let music = try await live.stream(role: "music")
+        let full = try #require(try await live.current(music.index)).volume
+        let ducked = full.scaled(by: 0.25)
+
+        try "duckFadeMs: 0\n".write(toFile: config, atomically: true, encoding: .utf8)
+        kill(live.process.processIdentifier, SIGHUP)
+        let logPath = live.server.directory + "/" + (try FileManager.default.contentsOfDirectory(atPath: live.server.directory).first { $0.hasSuffix("-audiosessiond.log") } ?? "")
+        try await eventually("the reload is reported") {
+            ((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "").contains("configuration reloaded")
+        }
+
+        let events = live.observer.events
+        let observer = live.observer
+        let watcher = Task {
+            var between: [PulseVolume] = []
+            for await event in events {
+                guard case .changed(.sinkInput, .change, let index) = event, index == music.index,
+                    let volume = try? await observer.sinkInput(index)?.volume
+                else { continue }
+                if volume == ducked { break }
+                if volume != full { between.append(volume) }
+            }
+            return between
+        }
+        let prompt = try live.play(role: "navigation")
+        defer { prompt.terminate() }
+        try await eventually("the music is ducked", within: 10) { try await live.current(music.index)?.volume == ducked }
+        // The watcher ends at the ducked volume; the limit is a safety net for a stream of events that stops.
+        let result = await withTaskGroup(of: [PulseVolume]?.self) { group in
+            group.addTask { await watcher.value }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(10))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            watcher.cancel()
+            return first
+        }
+        let between = try #require(result, "the observer never saw the music reach its ducked volume")
+        #expect(between.isEmpty, "volumes between full and ducked after a reload to duckFadeMs 0: \(between)")
+    }
+
     @Test func underSystemdEachLogLineCarriesItsSyslogPriority() {
         let event = LogEvent(level: .warning, message: "sound server unavailable", metadata: ["retry": "1"], source: nil, file: "", function: "", line: 0)
         #expect(JournalLineHandler.line(for: event) == "<4>sound server unavailable retry=1")
