@@ -74,10 +74,23 @@ podcast_says "pausedByRouteChange: headphones went away"
 podcast_says "headphones went away: paused; press play to go on"
 echo "run-examples: pulling out the headphones paused the podcast"
 
+interrupted=$(date +%s%N)
 kill -INT "$podcast_pid"
 wait "$podcast_pid" || fail "podcast-player did not end cleanly on SIGINT"
+echo "run-examples: podcast-player ended $((($(date +%s%N) - interrupted) / 1000000)) ms after Ctrl-C (SIGINT), its session given back"
 podcast_pid=""
+# Ctrl-C while it plays: the podcast stops its stream and gives its session back at once.
+"$bin/podcast-player" >"$work/podcast-playing.log" 2>&1 &
+podcast_pid=$!
+for _ in $(seq 200); do grep -q "playing: started" "$work/podcast-playing.log" && break; sleep 0.05; done
+grep -q "playing: started" "$work/podcast-playing.log" || fail "the second podcast never started playing"
+interrupted=$(date +%s%N)
+kill -INT "$podcast_pid"
+wait "$podcast_pid" || fail "podcast-player did not end cleanly on SIGINT while playing"
+echo "run-examples: podcast-player ended $((($(date +%s%N) - interrupted) / 1000000)) ms after Ctrl-C while playing"
+podcast_pid=""
+
 # Each example's ALSA stream on the server belongs to its own session: none was ever taken for an unaware app.
 if grep -q "unaware app" "$work/daemon.log"; then fail "an example's stream was taken for an unaware app's"; fi
 echo "run-examples: all three examples did what they show"
-for log in podcast navigation voip; do echo "----- $log"; cat "$work/$log.log"; done
+for log in podcast navigation voip podcast-playing; do echo "----- $log"; cat "$work/$log.log"; done

@@ -4,12 +4,13 @@
 set -euo pipefail
 
 # strace for the test that every descriptor is closed once (and unshare, from util-linux, for the test steps);
+# rsvg-convert (librsvg2-bin) to render the replay pictures in their test; man-db and groff-base for `man -l`;
 # libpulse for the PulseAudio backend; PulseAudio and PipeWire (with its PulseAudio server) for the private
 # servers of the tests and the embedded default; sox and the ALSA tools for test tones and ALSA streams;
 # systemd for systemd-analyze, which checks the units (scripts/verify-units.sh; systemd need not be running);
 # libasound2-dev for the ALSA backend, libasound2-plugins for its `pulse` PCM and CTL (how its tests reach a
 # private PulseAudio without a sound card), alsa-utils for aplay/amixer to compare with by hand.
-PACKAGES=(strace libpulse-dev pulseaudio pulseaudio-utils pipewire pipewire-pulse wireplumber systemd libasound2-dev
+PACKAGES=(strace librsvg2-bin man-db groff-base libpulse-dev pulseaudio pulseaudio-utils pipewire pipewire-pulse wireplumber systemd libasound2-dev
     libasound2-plugins alsa-utils)
 
 if ! command -v swift >/dev/null 2>&1; then
