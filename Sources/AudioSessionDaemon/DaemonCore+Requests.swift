@@ -44,6 +44,7 @@ extension DaemonCore {
             guard let session = resolve(request.session) else { return fail(request, client, unknownSession(request.session)) }
             controlRequest(request, client, .appState(session, request.state ?? .foreground))
         case .selectOutput, .connectPort, .disconnectPort: portRequest(request, client)
+        case .resumeStream: resumeStream(request, client)
         case .status: send(client, .reply(.success(request.id, ReplyResult(status: status()))))
         case .explain:
             guard let session = resolve(request.session), let snapshot = engine.snapshot(of: session) else {
@@ -118,6 +119,23 @@ extension DaemonCore {
         case .connectPort: controlRequest(request, client, .portConnected(port))
         default: controlRequest(request, client, .portDisconnected(port))
         }
+    }
+
+    /// `resumeStream`: a stream a port going away stopped (R4) plays again where it is now, as a restart by
+    /// its app would have it (O3 ends with a restart). The way back for an app that cannot pause; any other
+    /// stream is refused, saying what holds it.
+    private mutating func resumeStream(_ request: Request, _ client: ClientID) {
+        guard let number = request.stream else { return }
+        let stream = StreamID(number)
+        guard let session = engine.session(of: stream), let verdict = engine.verdict(of: stream) else {
+            return fail(request, client, badField("stream", "there is no stream \(number); `audiosessionctl status` lists them"))
+        }
+        guard engine.isRunning(stream), verdict.level == .silent, verdict.reason.rule == .R4 else {
+            let why = "stream \(number) is \(Self.word(for: verdict.level)): \(explainer.describe(verdict.reason))"
+            return fail(request, client, ErrorBody(code: PolicyErrorCode.badParam.rawValue, message: "only a running stream stopped by a port that went away can be resumed; \(why)", field: "stream"))
+        }
+        effects.append(.log("stream \(number) resumed by the user after \(explainer.describe(verdict.reason))"))
+        controlRequest(request, client, .streamStarted(stream, session: session, direction: .output))
     }
 
     /// Streams a client plays or records itself (ALSA through the client library): it reports them, the daemon

@@ -43,7 +43,7 @@ extension DaemonCore {
                         verdict: Self.word(for: verdict.level),
                         gain: gain,
                         port: verdict.port,
-                        because: explainer.describe(verdict.reason),
+                        because: because(stream, verdict),
                         origin: origins[stream]?.description ?? "-"
                     )
                 )
@@ -94,6 +94,13 @@ extension DaemonCore {
         case .capturing: "capturing"
         case .muted: "muted"
         }
+    }
+
+    /// Why a stream sounds as it does; for one a port going away stopped (R4), also what brings it back.
+    func because(_ stream: StreamID, _ verdict: StreamVerdict) -> String {
+        let why = explainer.describe(verdict.reason)
+        guard engine.isRunning(stream), verdict.level == .silent, verdict.reason.rule == .R4 else { return why }
+        return why + "; it plays again when its app restarts it (pause, play), or on `audiosessionctl resume \(stream.rawValue)`"
     }
 
     static func streamVerdictEvent(_ number: Int, _ verdict: StreamVerdict) -> Event {

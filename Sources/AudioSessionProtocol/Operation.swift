@@ -20,6 +20,9 @@ public enum Operation: String, Codable, CaseIterable, Sendable {
     case selectOutput
     case connectPort
     case disconnectPort
+    /// A stream that a port going away stopped (R4, O3) plays again on the port it is on now, as if its app
+    /// had restarted it: for apps that cannot pause.
+    case resumeStream
     case status
     case explain
     case watch
@@ -30,8 +33,8 @@ public enum Operation: String, Codable, CaseIterable, Sendable {
         case .hello, .setCategory, .activate, .deactivate, .overrideOutput, .getState, .subscribe, .startStream,
             .pauseStream, .removeStream:
             false
-        case .setSilentSwitch, .setScreenLock, .setVolume, .setAppState, .selectOutput, .connectPort, .disconnectPort, .status,
-            .explain, .watch:
+        case .setSilentSwitch, .setScreenLock, .setVolume, .setAppState, .selectOutput, .connectPort, .disconnectPort,
+            .resumeStream, .status, .explain, .watch:
             true
         }
     }
@@ -44,7 +47,7 @@ public enum Operation: String, Codable, CaseIterable, Sendable {
         case .deactivate: [("notifyOthers", false)]
         case .overrideOutput: [("port", true)]
         case .startStream: [("stream", true), ("direction", true)]
-        case .pauseStream, .removeStream: [("stream", true)]
+        case .pauseStream, .removeStream, .resumeStream: [("stream", true)]
         case .setSilentSwitch: [("position", true)]
         case .setScreenLock: [("locked", true)]
         case .setVolume: [("volume", true)]
