@@ -115,7 +115,13 @@ final class ControlServer: Service {
         do {
             peer = try await PeerCredentials.of(connection.channel)
         } catch {
-            logger.warning("refused a connection: \(error)")
+            // A client that connects and hangs up at once (a check that the daemon listens) is gone before its
+            // credentials are read: NIO has closed the channel ("file descriptor already closed"). Not a fault.
+            if connection.channel.isActive {
+                logger.warning("refused a connection: its peer's credentials cannot be read: \(error)")
+            } else {
+                logger.debug("a client hung up before it was served")
+            }
             try? await connection.channel.close()
             return
         }
