@@ -1,5 +1,6 @@
 import ArgumentParser
 import AudioSessionDaemon
+import AudioSessionScenario
 import Foundation
 
 /// `audiosessionctl journal export`: the daemon's event log as a scenario.
@@ -11,7 +12,7 @@ struct JournalCommand: ParsableCommand {
     )
 }
 
-/// `audiosessionctl journal export [--since TIME] [--state-dir DIR] [-o FILE]`.
+/// `audiosessionctl journal export [--since TIME] [--state-dir DIR] [-o FILE] [--svg FILE]`.
 struct JournalExportCommand: ControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
@@ -40,6 +41,14 @@ struct JournalExportCommand: ControlCommand {
     )
     var file: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Also replay the exported scenario and draw it as an SVG picture into this file.",
+            valueName: "file"
+        )
+    )
+    var svg: String?
+
     func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32 {
         let directory = stateDirectory ?? StateDirectory.defaultPath()
         let sinceTime = try since.map { try Self.time($0, now: Date()) }
@@ -52,6 +61,12 @@ struct JournalExportCommand: ControlCommand {
             print("\(file): \(result.events) events, \(result.checkedEvents) with expectations", to: &errors)
         } else {
             print(result.yaml, terminator: "", to: &output)
+        }
+        if let svg {
+            let picture = try TimelineSVG.draw(yaml: result.yaml, file: file ?? "exported.yaml")
+            try TimelineFile.write(picture.svg, to: svg)
+            let outcome = picture.result.passed ? "" : "; its replay fails"
+            print("\(svg): \(picture.result.timeline.count) steps drawn\(outcome)", to: &errors)
         }
         return 0
     }

@@ -4,7 +4,12 @@ import ServiceLifecycle
 import UnixSignals
 
 /// SIGHUP reads the configuration file again. A good one replaces the running configuration without dropping
-/// a session; a bad one is reported (file:line and the field) and the running configuration stays.
+/// a session; a bad one is reported, one log line per issue (`file:line:column: field: ...`) and a summary
+/// line, and the running configuration stays.
+///
+/// A good reload applies the policy (duck level, fade, grace, call exemptions, rules) and the port rules at
+/// once. The control socket, the ALSA section and the log level are set up when the daemon starts: a reload
+/// that changes them says so, and they take effect at the next start.
 ///
 /// SIGHUP is trapped when the reloader is made, before any service runs and so before READY=1: a reload asked
 /// for right after the start (`systemctl reload`) is taken, never the signal's default, which ends the process.
@@ -14,6 +19,9 @@ final class ConfigurationReloader: Service {
     private let inputs: AsyncStream<DaemonInput>.Continuation
     private let pulse: PulseService?
     private let logger: Logger
+    /// The configuration the daemon started with; nil when not told (then the fields that wait for a restart
+    /// are compared from the first good reload on).
+    private let started: DaemonConfiguration?
     /// Told true when a reload begins and false when it is done, good or bad (systemd: RELOADING=1, READY=1).
     private let reloading: (@Sendable (_ begins: Bool) -> Void)?
 
@@ -23,6 +31,7 @@ final class ConfigurationReloader: Service {
         inputs: AsyncStream<DaemonInput>.Continuation,
         pulse: PulseService?,
         logger: Logger,
+        running started: DaemonConfiguration? = nil,
         reloading: (@Sendable (_ begins: Bool) -> Void)? = nil
     ) {
         self.path = path
@@ -30,22 +39,52 @@ final class ConfigurationReloader: Service {
         self.inputs = inputs
         self.pulse = pulse
         self.logger = logger
+        self.started = started
         self.reloading = reloading
     }
 
     func run() async throws {
+        var running = started
         for await _ in hangups.cancelOnGracefulShutdown() {
             reloading?(true)
             defer { reloading?(false) }
+            let configuration: DaemonConfiguration
             do {
-                let configuration = try DaemonConfigurationLoader.load(path: path)
-                inputs.yield(.reconfigure(configuration))
-                pulse?.updateRules(configuration.ports)
-                pulse?.updateFade(milliseconds: configuration.policy.duckFadeMs)
-                logger.notice("configuration reloaded from \(path)")
+                configuration = try DaemonConfigurationLoader.load(path: path)
+            } catch let error as ConfigurationError {
+                for issue in error.issues { logger.error("\(issue)") }
+                logger.error("configuration not reloaded, the running one stays: \(error.summary)")
+                continue
             } catch {
                 logger.error("configuration not reloaded, the running one stays: \(error)")
+                continue
             }
+            inputs.yield(.reconfigure(configuration))
+            pulse?.updateRules(configuration.ports)
+            pulse?.updateFade(milliseconds: configuration.policy.duckFadeMs)
+            logger.notice("configuration reloaded from \(path)")
+            let waiting = running.map { Self.fieldsForTheNextStart(running: $0, new: configuration) } ?? []
+            if !waiting.isEmpty {
+                logger.warning(
+                    "\(path): \(waiting.joined(separator: ", ")) changed; the daemon sets these up when it starts, so they take effect at the next start"
+                )
+            }
+            // What is in force now: the new policy and port rules, and the socket, ALSA and log level of the start.
+            var inForce = running ?? configuration
+            inForce.policy = configuration.policy
+            inForce.ports = configuration.ports
+            running = inForce
         }
+    }
+
+    /// The fields that differ between `running` and `new` and that only a restart applies.
+    static func fieldsForTheNextStart(running: DaemonConfiguration, new: DaemonConfiguration) -> [String] {
+        var fields: [String] = []
+        if running.socketPath != new.socketPath { fields.append("socket.path") }
+        if running.socketMode != new.socketMode { fields.append("socket.mode") }
+        if running.socketGroup != new.socketGroup { fields.append("socket.group") }
+        if running.alsa != new.alsa { fields.append("alsa") }
+        if running.logLevel != new.logLevel { fields.append("logLevel") }
+        return fields
     }
 }

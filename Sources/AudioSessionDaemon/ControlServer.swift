@@ -52,6 +52,7 @@ final class ControlServer: Service {
             logger.info("listening on \(name) (passed by systemd)")
         } else {
             try Self.prepareDirectory(for: path, group: group)
+            try Self.checkNoDaemonAnswers(at: path, logger: logger)
             server = try await bootstrap.bind(
                 unixDomainSocketPath: path,
                 cleanupExistingSocketFile: true,
@@ -74,6 +75,39 @@ final class ControlServer: Service {
             for channel in self.connections.withLock({ Array($0.values) }) { channel.close(promise: nil) }
         }
         if listeningSocket == nil { unlink(path) }
+    }
+
+    /// A socket file that still answers belongs to a daemon that is running: taking its path would leave that
+    /// daemon's clients talking to an orphan, so this one refuses to start. One that refuses connections was left
+    /// by a daemon that ended without removing it (a crash, SIGKILL): the bind replaces it.
+    static func checkNoDaemonAnswers(at path: String, logger: Logger) throws {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return }
+        guard (status.st_mode & S_IFMT) == S_IFSOCK else {
+            throw DaemonError("\(path) exists and is not a socket; remove it or choose another --socket")
+        }
+        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard probe >= 0 else { return }
+        defer { close(probe) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        if connected == 0 {
+            throw DaemonError(
+                "another audiosessiond is already listening on \(path); stop it first, or start this one with another --socket"
+            )
+        }
+        logger.notice("\(path) was left by a daemon that did not end cleanly; replacing it")
     }
 
     /// A connection reads newline-delimited frames and writes byte buffers.

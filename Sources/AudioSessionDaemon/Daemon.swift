@@ -123,6 +123,7 @@ public enum Daemon {
                     inputs: feed,
                     pulse: pulse,
                     logger: logger,
+                    running: configuration,
                     reloading: { systemd?.reloading($0) }
                 )
             )

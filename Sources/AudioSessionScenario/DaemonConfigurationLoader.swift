@@ -2,139 +2,152 @@ import AudioSessionPolicy
 import Yams
 
 /// Reads the daemon's configuration file: the policy keys (as a scenario's `config:` takes them) plus `ports`,
-/// `socket` and `logLevel`. Strict like the scenario loader: an unknown key or a wrong value is an error at its
-/// `file:line:column` naming the field.
+/// `alsa`, `socket` and `logLevel`. Strict, and read to the end like a compiler reads a source file: a
+/// `ConfigurationError` names every unknown key (with a suggestion when it looks like a known one misspelt) and
+/// every wrong value at its `file:line:column` with its field.
 public enum DaemonConfigurationLoader: Sendable {
     public static let daemonKeys = ["ports", "alsa", "socket", "logLevel"]
     public static let socketKeys = ["path", "mode", "group"]
     public static let portRuleKeys = ["match", "port"]
+    static let portsKeys = ["outputs", "inputs"]
+    static let alsaKeys = ["mixer", "jacks"]
+    static let mixerKeys = ["card", "control"]
+    static let jacksKeys = ["card", "ports"]
+    static let jackRuleKeys = ["jack", "port"]
 
+    static var keys: [String] { PolicyConfigLoader.keys + daemonKeys }
+    static var expected: String { "a mapping of \(keys.joined(separator: ", ")) (or {})" }
+
+    /// Reads the file at `path`. Throws a `ConfigurationError` with every issue of the file, or with the one
+    /// reason it cannot be read.
     public static func load(path: String) throws -> DaemonConfiguration {
-        try parse(yaml: StrictYAML.readFile(path), file: path)
+        try ConfigurationFile.load(path: path, keys: keys, expected: expected) { try read($0, $1) }
     }
 
+    /// Reads a configuration from YAML text; `file` names it in errors. Throws a `ConfigurationError`.
     public static func parse(yaml text: String, file: String) throws -> DaemonConfiguration {
-        let yaml = StrictYAML(file: file)
-        let root = try yaml.compose(
-            StrictYAML.withoutByteOrderMark(text),
-            expected: "a mapping of \((PolicyConfigLoader.keys + daemonKeys).joined(separator: ", ")) (or {})"
-        )
+        try ConfigurationFile.parse(text, file: file, keys: keys, expected: expected) { try read($0, $1) }
+    }
+
+    static func read(_ mapping: StrictMapping, _ yaml: StrictYAML) throws -> DaemonConfiguration {
         var configuration = DaemonConfiguration()
-        configuration.policy = try PolicyConfigLoader.parse(root, yaml, label: "configuration", otherKeys: daemonKeys)
-        let mapping = try yaml.mapping(root, "configuration", allowedKeys: PolicyConfigLoader.keys + daemonKeys)
-        if let ports = mapping["ports"] {
-            configuration.ports = try parsePorts(ports, yaml, label: mapping.label(of: "ports"))
+        configuration.policy = try PolicyConfigLoader.read(mapping, yaml)
+        if let ports = try mapping.recovered("ports", { try parsePorts($0, yaml, label: $1) }) {
+            configuration.ports = ports
         }
-        if let alsa = mapping["alsa"] {
-            configuration.alsa = try parseAlsa(alsa, yaml, label: mapping.label(of: "alsa"))
+        if let alsa = try mapping.recovered("alsa", { try parseAlsa($0, yaml, label: $1) }) {
+            configuration.alsa = alsa
         }
-        if let socket = mapping["socket"] {
-            let fields = try yaml.mapping(socket, mapping.label(of: "socket"), allowedKeys: socketKeys)
-            configuration.socketPath = try fields.optional("path", yaml.string)
-            configuration.socketGroup = try fields.optional("group", yaml.string)
-            if let mode = fields["mode"] {
-                configuration.socketMode = try parseMode(mode, yaml, label: fields.label(of: "mode"))
+        if let socket = try mapping.recovered("socket", { try yaml.mapping($0, $1, allowedKeys: socketKeys) }) {
+            configuration.socketPath = try socket.recovered("path", yaml.string)
+            configuration.socketGroup = try socket.recovered("group", yaml.string)
+            if let mode = try socket.recovered("mode", { try parseMode($0, yaml, label: $1) }) {
+                configuration.socketMode = mode
             }
         }
-        if let level = mapping["logLevel"] {
-            let word = try yaml.string(level, mapping.label(of: "logLevel"))
-            guard DaemonConfiguration.logLevels.contains(word) else {
-                throw yaml.error(at: level, "\(mapping.label(of: "logLevel")): '\(word)' is not a log level; expected one of: \(DaemonConfiguration.logLevels.joined(separator: ", "))")
+        if let level = try mapping.recovered(
+            "logLevel",
+            { node, label in
+                try yaml.choice(node, label, noun: "a log level", DaemonConfiguration.logLevels.map { ($0, $0) })
             }
-            configuration.logLevel = word
+        ) {
+            configuration.logLevel = level
         }
         return configuration
     }
 
     /// `ports: { outputs: [...], inputs: [...] }`; each list, when given, replaces the default one.
     private static func parsePorts(_ node: Node, _ yaml: StrictYAML, label: String) throws -> PortRules {
-        let mapping = try yaml.mapping(node, label, allowedKeys: ["outputs", "inputs"])
+        let mapping = try yaml.mapping(node, label, allowedKeys: portsKeys)
         var rules = PortRules.standard
-        if let outputs = mapping["outputs"] {
-            rules.outputs = try parseRules(outputs, yaml, label: mapping.label(of: "outputs"), wantOutput: true)
+        if let outputs = try mapping.recovered("outputs", { try parseRules($0, yaml, label: $1, wantOutput: true) }) {
+            rules.outputs = outputs
         }
-        if let inputs = mapping["inputs"] {
-            rules.inputs = try parseRules(inputs, yaml, label: mapping.label(of: "inputs"), wantOutput: false)
+        if let inputs = try mapping.recovered("inputs", { try parseRules($0, yaml, label: $1, wantOutput: false) }) {
+            rules.inputs = inputs
         }
         return rules
     }
 
-    private static func parseRules(_ node: Node, _ yaml: StrictYAML, label: String, wantOutput: Bool) throws -> [PortRule] {
-        try yaml.sequence(node, label).enumerated().map { index, item in
-            let ruleLabel = "\(label) rule \(index + 1)"
-            let mapping = try yaml.mapping(item, ruleLabel, allowedKeys: portRuleKeys)
-            let portNode = try mapping.required("port")
-            let name = try yaml.string(portNode, mapping.label(of: "port"))
-            guard let port = Port(rawValue: name), wantOutput ? port.isOutput : port.isInput else {
-                let valid = Port.allCases.filter { wantOutput ? $0.isOutput : $0.isInput }.map(\.rawValue)
-                throw yaml.error(at: portNode, "\(mapping.label(of: "port")): '\(name)' is not an \(wantOutput ? "output" : "input") port; expected one of: \(valid.joined(separator: ", "))")
-            }
-            var match: [String: [String]] = [:]
-            if let matchNode = mapping["match"], !matchNode.isNull {
-                let fields = try yaml.mapping(matchNode, mapping.label(of: "match"))
-                for entry in fields.entries {
-                    let valueLabel = fields.label(of: entry.key)
-                    match[entry.key] =
-                        if case .sequence = entry.value {
-                            try yaml.stringList(entry.value, valueLabel)
-                        } else {
-                            [try yaml.string(entry.value, valueLabel)]
-                        }
+    private static func parseRules(_ node: Node, _ yaml: StrictYAML, label: String, wantOutput: Bool) throws
+        -> [PortRule]
+    {
+        try yaml.sequence(node, label).enumerated().compactMap { index, item in
+            let ruleLabel = yaml.label(label, item: index, inScenario: "\(label) rule \(index + 1)")
+            return try yaml.recover { () throws -> PortRule? in
+                let mapping = try yaml.mapping(item, ruleLabel, allowedKeys: portRuleKeys)
+                let port = try yaml.recover {
+                    try yaml.port(
+                        mapping.required("port"),
+                        mapping.label(of: "port"),
+                        direction: wantOutput ? .output : .input
+                    )
                 }
-            }
-            return PortRule(match: match, port: port)
+                let match = try mapping.recovered("match") { try parseMatch($0, yaml, label: $1) }
+                return port.map { PortRule(match: match ?? [:], port: $0) }
+            } ?? nil
         }
+    }
+
+    /// A rule's `match`: property names to a value or a list of values (any property: devices have many).
+    private static func parseMatch(_ node: Node, _ yaml: StrictYAML, label: String) throws -> [String: [String]] {
+        if node.isNull { return [:] }
+        let fields = try yaml.mapping(node, label)
+        var match: [String: [String]] = [:]
+        for entry in fields.entries {
+            let valueLabel = fields.label(of: entry.key)
+            if let values = try yaml.recover({ try stringOrList(entry.value, yaml, label: valueLabel) }) {
+                match[entry.key] = values
+            }
+        }
+        return match
+    }
+
+    private static func stringOrList(_ node: Node, _ yaml: StrictYAML, label: String) throws -> [String] {
+        if case .sequence = node { return try yaml.stringList(node, label) }
+        return [try yaml.string(node, label)]
     }
 
     /// `alsa: { mixer: {card, control} or null, jacks: {card, ports: [{jack, port}]} or null }`; a key left out
     /// keeps the default, `null` turns that part off.
     private static func parseAlsa(_ node: Node, _ yaml: StrictYAML, label: String) throws -> AlsaSettings {
-        let mapping = try yaml.mapping(node, label, allowedKeys: ["mixer", "jacks"])
+        let mapping = try yaml.mapping(node, label, allowedKeys: alsaKeys)
         var settings = AlsaSettings.standard
-        if let mixer = mapping["mixer"] {
-            if mixer.isNull {
-                settings.mixer = nil
-            } else {
-                let fields = try yaml.mapping(mixer, mapping.label(of: "mixer"), allowedKeys: ["card", "control"])
-                settings.mixer = MixerControlName(
-                    card: try fields.optional("card", yaml.string) ?? "default",
-                    control: try fields.optional("control", yaml.string) ?? "Master"
-                )
-            }
+        if let mixer = mapping["mixer"], mixer.isNull {
+            settings.mixer = nil
+        } else if let fields = try mapping.recovered("mixer", { try yaml.mapping($0, $1, allowedKeys: mixerKeys) }) {
+            settings.mixer = MixerControlName(
+                card: try fields.recovered("card", yaml.string) ?? "default",
+                control: try fields.recovered("control", yaml.string) ?? "Master"
+            )
         }
-        if let jacks = mapping["jacks"] {
-            if jacks.isNull {
+        if let jacks = mapping["jacks"], jacks.isNull {
+            settings.jackCard = nil
+        } else if let fields = try mapping.recovered("jacks", { try yaml.mapping($0, $1, allowedKeys: jacksKeys) }) {
+            if let card = fields["card"], card.isNull {
                 settings.jackCard = nil
-            } else {
-                let fields = try yaml.mapping(jacks, mapping.label(of: "jacks"), allowedKeys: ["card", "ports"])
-                if let card = fields["card"] {
-                    settings.jackCard = card.isNull ? nil : try yaml.string(card, fields.label(of: "card"))
-                }
-                if let ports = fields["ports"] {
-                    settings.jackRules = try parseJackRules(ports, yaml, label: fields.label(of: "ports"))
-                }
+            } else if let card = try fields.recovered("card", yaml.string) {
+                settings.jackCard = card
+            }
+            if let rules = try fields.recovered("ports", { try parseJackRules($0, yaml, label: $1) }) {
+                settings.jackRules = rules
             }
         }
         return settings
     }
 
     private static func parseJackRules(_ node: Node, _ yaml: StrictYAML, label: String) throws -> [PortRule] {
-        try yaml.sequence(node, label).enumerated().map { index, item in
-            let ruleLabel = "\(label) rule \(index + 1)"
-            let mapping = try yaml.mapping(item, ruleLabel, allowedKeys: ["jack", "port"])
-            let jackNode = try mapping.required("jack")
-            let patterns =
-                if case .sequence = jackNode {
-                    try yaml.stringList(jackNode, mapping.label(of: "jack"))
-                } else {
-                    [try yaml.string(jackNode, mapping.label(of: "jack"))]
+        try yaml.sequence(node, label).enumerated().compactMap { index, item in
+            let ruleLabel = yaml.label(label, item: index, inScenario: "\(label) rule \(index + 1)")
+            return try yaml.recover { () throws -> PortRule? in
+                let mapping = try yaml.mapping(item, ruleLabel, allowedKeys: jackRuleKeys)
+                let patterns = try yaml.recover {
+                    try stringOrList(mapping.required("jack"), yaml, label: mapping.label(of: "jack"))
                 }
-            let portNode = try mapping.required("port")
-            let name = try yaml.string(portNode, mapping.label(of: "port"))
-            guard let port = Port(rawValue: name) else {
-                throw yaml.error(at: portNode, "\(mapping.label(of: "port")): '\(name)' is not a port; expected one of: \(Port.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            return PortRule(match: ["jack.name": patterns], port: port)
+                let port = try yaml.recover { try yaml.port(mapping.required("port"), mapping.label(of: "port")) }
+                guard let patterns, let port else { return nil }
+                return PortRule(match: ["jack.name": patterns], port: port)
+            } ?? nil
         }
     }
 
@@ -143,7 +156,12 @@ public enum DaemonConfigurationLoader: Sendable {
         let text = try yaml.string(node, label)
         let digits = text.hasPrefix("0o") ? String(text.dropFirst(2)) : text
         guard let mode = Int(digits, radix: 8), (0...0o777).contains(mode) else {
-            throw yaml.error(at: node, "\(label): '\(text)' is not a permission mode; write it in octal, e.g. \"0600\"")
+            throw yaml.issue(
+                at: node,
+                label,
+                "'\(text)' is not a permission mode",
+                "expected octal digits from 0000 to 0777, e.g. \"0600\""
+            )
         }
         return mode
     }

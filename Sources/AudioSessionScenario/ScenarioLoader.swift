@@ -10,17 +10,32 @@ public enum ScenarioLoader: Sendable {
 
     /// Reads the scenario file at `path`; the scenario's `file` is `path` as given.
     public static func load(path: String) throws -> Scenario {
-        try parse(yaml: StrictYAML.readFile(path), file: path)
+        let text = try firstIssueAsScenarioError { try StrictYAML.readFile(path) }
+        return try parse(yaml: text, file: path)
     }
 
     /// Reads a scenario from YAML text; `file` names it in errors and in the scenario.
     public static func parse(yaml text: String, file: String) throws -> Scenario {
+        try firstIssueAsScenarioError { try read(yaml: text, file: file) }
+    }
+
+    /// A scenario stops at its first mistake, reported as a `ScenarioError` at its line and column (the file's
+    /// first line for a file that cannot be read at all).
+    private static func firstIssueAsScenarioError<Value>(_ body: () throws -> Value) throws -> Value {
+        do {
+            return try body()
+        } catch let issue as ConfigurationIssue {
+            throw ScenarioError(issue.location ?? SourceLocation(file: issue.file, line: 1, column: 1), issue.message)
+        }
+    }
+
+    private static func read(yaml text: String, file: String) throws -> Scenario {
         let text = StrictYAML.withoutByteOrderMark(text)
         let yaml = StrictYAML(file: file)
         let root = try yaml.compose(text, expected: "a scenario with name, sessions and steps")
         let top = try yaml.mapping(root, "scenario", allowedKeys: topLevelKeys)
         let name = try yaml.string(top.required("name"), "name")
-        let config = try top["config"].map { try PolicyConfigLoader.parse($0, yaml, label: "config") }
+        let config = try top["config"].map { try PolicyConfigLoader.read($0, yaml, label: "config") }
         let device = try top["device"].map { try yaml.device($0, "device") }
         var reader = ScenarioReader(yaml: yaml)
         try reader.readSessions(top.required("sessions"))

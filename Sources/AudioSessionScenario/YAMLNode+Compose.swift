@@ -1,16 +1,109 @@
 import Foundation
 import Yams
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 extension StrictYAML {
-    /// Reads a whole file as UTF-8 text; a missing or unreadable file is an error at its first line.
+    /// Reads a whole file as UTF-8 text. A file that cannot be opened or read is an issue with the system's
+    /// reason (`No such file or directory`, `Permission denied`, `Is a directory`); one that is not UTF-8 is an
+    /// issue at the first byte that is not, with its line and column.
     static func readFile(_ path: String) throws -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ScenarioError(SourceLocation(file: path, line: 1, column: 1), "cannot read the file")
+        let bytes: [UInt8]
+        do {
+            bytes = try readBytes(path)
+        } catch let failure as ReadFailure {
+            throw ConfigurationIssue(
+                file: path,
+                location: nil,
+                field: "",
+                problem: "cannot \(failure.step) the file: \(failure.reason)",
+                expectation: ""
+            )
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw ScenarioError(SourceLocation(file: path, line: 1, column: 1), "the file is not UTF-8 text")
+        if let offset = firstInvalidUTF8Offset(in: bytes) {
+            let before = bytes[..<offset]
+            let line = before.count { $0 == UInt8(ascii: "\n") } + 1
+            let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+            // Columns count characters, as the YAML parser's do; the valid text before the byte decodes cleanly.
+            let column = String(decoding: bytes[lineStart..<offset], as: UTF8.self).unicodeScalars.count + 1
+            let byte = String(bytes[offset], radix: 16, uppercase: true)
+            throw ConfigurationIssue(
+                file: path,
+                location: SourceLocation(file: path, line: line, column: column),
+                field: "",
+                problem:
+                    "the file is not UTF-8 text: byte \(offset) (0x\(byte.count == 1 ? "0" : "")\(byte)) is not valid UTF-8",
+                expectation: "expected UTF-8 text"
+            )
         }
-        return text
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Why a file could not be read: the step that failed (`open`, `read`) and the system's words for `errno`.
+    private struct ReadFailure: Error {
+        let step: String
+        let reason: String
+
+        init(_ step: String) {
+            self.step = step
+            self.reason = String(cString: strerror(errno))
+        }
+    }
+
+    /// The file's bytes, by open(2) and read(2), so that a failure keeps its errno. A directory opens, and its
+    /// read fails with EISDIR.
+    private static func readBytes(_ path: String) throws -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ReadFailure("open") }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ReadFailure("read")
+            }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: buffer[..<count])
+        }
+    }
+
+    /// The offset of the first byte that does not start well-formed UTF-8 (a stray byte, or the lead of a sequence
+    /// cut short or malformed; RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF), or nil when all
+    /// is well formed.
+    static func firstInvalidUTF8Offset(in bytes: [UInt8]) -> Int? {
+        var index = 0
+        while index < bytes.count {
+            let lead = bytes[index]
+            let length: Int
+            var low: UInt8 = 0x80
+            var high: UInt8 = 0xBF
+            switch lead {
+            case 0x00...0x7F: length = 1
+            case 0xC2...0xDF: length = 2
+            case 0xE0: (length, low) = (3, 0xA0)
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED: (length, high) = (3, 0x9F)
+            case 0xF0: (length, low) = (4, 0x90)
+            case 0xF1...0xF3: length = 4
+            case 0xF4: (length, high) = (4, 0x8F)
+            default: return index
+            }
+            for position in 1..<max(length, 1) {
+                guard index + position < bytes.count else { return index }
+                let byte = bytes[index + position]
+                // Only the first continuation byte has the narrower range.
+                let range = position == 1 ? low...high : 0x80...0xBF
+                guard range.contains(byte) else { return index }
+            }
+            index += length
+        }
+        return nil
     }
 
     /// `text` without the byte order mark that some editors put at the start of UTF-8 files: libyaml rejects it
@@ -30,33 +123,40 @@ extension StrictYAML {
             throw syntaxError(error, in: text)
         }
         guard let root else {
-            throw ScenarioError(
-                SourceLocation(file: file, line: 1, column: 1),
-                "the file is empty; expected \(expected)"
+            throw ConfigurationIssue(
+                file: file,
+                location: at(1, 1),
+                field: "",
+                problem: "the file is empty",
+                expectation: "expected \(expected)"
             )
         }
         return root
     }
 
-    private func syntaxError(_ error: any Error, in text: String) -> ScenarioError {
+    private func syntaxError(_ error: any Error, in text: String) -> ConfigurationIssue {
         guard let yamlError = error as? YamlError else {
-            return ScenarioError(SourceLocation(file: file, line: 1, column: 1), "invalid YAML: \(error)")
+            return syntaxIssue(at(1, 1), "invalid YAML: \(error)")
         }
         switch yamlError {
         case .scanner(let context, let problem, let mark, _),
             .parser(let context, let problem, let mark, _),
             .composer(let context, let problem, let mark, _):
             let started = context.map { " (\($0.text) from line \($0.mark.line), column \($0.mark.column))" } ?? ""
-            return ScenarioError(at(mark.line, mark.column), "invalid YAML: \(problem)\(started)")
+            return syntaxIssue(at(mark.line, mark.column), "invalid YAML: \(problem)\(started)")
         case .reader(let problem, let offset, _, _):
             let (line, column) = offset.map { Self.lineAndColumn(ofCharacterOffset: $0, in: text) } ?? (1, 1)
-            return ScenarioError(at(line, column), "unreadable text: \(problem)")
+            return syntaxIssue(at(line, column), "unreadable text: \(problem)")
         case .duplicatedKeysInMapping(let duplicates, let context):
             let duplicate = DuplicateKey(key: duplicates.first ?? "?", first: context.mark, text: text)
-            return ScenarioError(at(context.mark.line, context.mark.column), duplicate.message)
+            return syntaxIssue(at(context.mark.line, context.mark.column), duplicate.message)
         default:
-            return ScenarioError(locationInDescription(of: yamlError), "invalid YAML: \(yamlError)")
+            return syntaxIssue(locationInDescription(of: yamlError), "invalid YAML: \(yamlError)")
         }
+    }
+
+    private func syntaxIssue(_ location: SourceLocation, _ problem: String) -> ConfigurationIssue {
+        ConfigurationIssue(file: file, location: location, field: "", problem: problem, expectation: "")
     }
 
     private func at(_ line: Int, _ column: Int) -> SourceLocation {

@@ -24,10 +24,12 @@ extension StrictYAML {
     /// A list of ports in the given direction, each once (`device.outputs`, `device.inputs`).
     func portList(_ node: Node, _ label: String, direction: StreamDirection) throws -> [Port] {
         var ports: [Port] = []
-        for item in try sequence(node, label) {
-            let port = try port(item, label, direction: direction)
+        for (index, item) in try sequence(node, label).enumerated() {
+            let itemLabel = self.label(label, item: index)
+            guard let port = try recover({ try port(item, itemLabel, direction: direction) }) else { continue }
             guard !ports.contains(port) else {
-                throw error(at: item, "\(label): '\(port.rawValue)' is listed twice")
+                try note(issue(at: item, itemLabel, "'\(port.rawValue)' is listed twice", "list each port once"))
+                continue
             }
             ports.append(port)
         }
@@ -37,10 +39,13 @@ extension StrictYAML {
     /// A list of option names, each once, with the node of each so that a C4 error can point at it.
     func options(_ node: Node, _ label: String) throws -> WrittenOptions {
         var written = WrittenOptions()
-        for item in try sequence(node, label) {
-            let option = try choice(item, label, noun: "an option", CategoryOptions.named.map { ($0.name, $0.option) })
+        for (index, item) in try sequence(node, label).enumerated() {
+            let itemLabel = self.label(label, item: index)
+            let named = CategoryOptions.named.map { ($0.name, $0.option) }
+            guard let option = try recover({ try choice(item, itemLabel, noun: "an option", named) }) else { continue }
             guard written.set.isDisjoint(with: option) else {
-                throw error(at: item, "\(label): \(item.kindForMessages) is listed twice")
+                try note(issue(at: item, itemLabel, "\(item.kindForMessages) is listed twice", "list each option once"))
+                continue
             }
             written.set.insert(option)
             written.nodes.append((option, item))
@@ -56,20 +61,22 @@ extension StrictYAML {
         let label = mapping.label
         if let modeNode, !mode.isLegal(with: category) {
             let allowed = Category.allCases.filter { mode.isLegal(with: $0) }.map(\.rawValue).joined(separator: ", ")
-            throw error(
+            throw issue(
                 at: modeNode,
-                "\(label): mode '\(mode.rawValue)' is not allowed with category '\(category.rawValue)' (C5);"
-                    + " it is allowed with: \(allowed)"
+                isConfiguration ? mapping.label(of: "mode") : label,
+                "mode '\(mode.rawValue)' is not allowed with category '\(category.rawValue)' (C5)",
+                "it is allowed with: \(allowed)"
             )
         }
         guard let illegal = options.set.firstIllegalOption(for: category), let option = CategoryOptions(name: illegal)
         else { return }
         let node = options.nodes.first { $0.option == option }?.node ?? mapping.node
         let allowed = Category.allCases.filter { option.firstIllegalOption(for: $0) == nil }
-        throw error(
+        throw issue(
             at: node,
-            "\(label): option '\(illegal)' is not allowed with category '\(category.rawValue)' (C4);"
-                + " it is allowed with: \(allowed.map(\.rawValue).joined(separator: ", "))"
+            isConfiguration ? mapping.label(of: "options") : label,
+            "option '\(illegal)' is not allowed with category '\(category.rawValue)' (C4)",
+            "it is allowed with: \(allowed.map(\.rawValue).joined(separator: ", "))"
         )
     }
 }

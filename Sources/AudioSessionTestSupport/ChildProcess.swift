@@ -26,7 +26,7 @@ public enum ChildProcess {
     }
 
     /// An empty file at `path`, open for writing.
-    static func newFile(_ path: String) throws -> FileHandle {
+    public static func newFile(_ path: String) throws -> FileHandle {
         guard FileManager.default.createFile(atPath: path, contents: nil),
             let handle = FileHandle(forWritingAtPath: path)
         else {
@@ -39,7 +39,7 @@ public enum ChildProcess {
     /// calling thread, and Dispatch and Swift concurrency threads block nearly every signal: a child started
     /// from one would ignore `terminate()`. For the few instructions of the spawn, this thread takes signals
     /// sent to the whole process, which then act as they would on any other unblocked thread.
-    static func launch(_ process: Process) throws {
+    public static func launch(_ process: Process) throws {
         var unblocked = sigset_t()
         var previous = sigset_t()
         sigemptyset(&unblocked)

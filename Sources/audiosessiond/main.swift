@@ -45,6 +45,7 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let file = checkConfig {
+            // Every issue of the file, one per line (`file:line:column: field: ...`), then `file: N errors`.
             do {
                 _ = try DaemonConfigurationLoader.load(path: file)
                 print("\(file): valid")
@@ -57,6 +58,10 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
         let configuration: DaemonConfiguration
         do {
             configuration = try config.map { try DaemonConfigurationLoader.load(path: $0) } ?? .standard
+        } catch let error as ConfigurationError {
+            print("\(error)")
+            print("audiosessiond: not started: the configuration file has errors")
+            throw ExitCode.failure
         } catch {
             print("audiosessiond: \(error)")
             throw ExitCode.failure

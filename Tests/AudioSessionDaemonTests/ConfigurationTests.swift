@@ -1,4 +1,3 @@
-import AudioSessionDaemon
 import AudioSessionProtocol
 import AudioSessionScenario
 import AudioSessionTestSupport
@@ -8,22 +7,36 @@ import PulseBackend
 import Testing
 
 @testable import AudioSessionCLI
+@testable import AudioSessionDaemon
 
 /// The daemon's configuration file: checked at start and on SIGHUP; a bad reload keeps the running one.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct ConfigurationTests {
     static func write(_ text: String, to name: String) throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString.prefix(8))")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "config-\(UUID().uuidString.prefix(8))"
+        )
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let path = folder.appendingPathComponent(name).path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
 
-    /// Runs `audiosessiond --check-config FILE` and returns its exit code and output.
-    static func checkConfig(_ path: String) throws -> (status: Int32, output: String) {
+    /// Runs `audiosessiond --check-config FILE` and returns its exit code and output; `asUser` runs it through
+    /// `setpriv` as another user (the tests run as root, who may read any file).
+    static func checkConfig(_ path: String, asUser user: (name: String, group: String)? = nil) throws
+        -> (status: Int32, output: String)
+    {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: LiveDaemon.daemonPath)
-        process.arguments = ["--check-config", path]
+        if let user {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = [
+                "--reuid=\(user.name)", "--regid=\(user.group)", "--clear-groups", LiveDaemon.daemonPath,
+                "--check-config", path,
+            ]
+        } else {
+            process.executableURL = URL(fileURLWithPath: LiveDaemon.daemonPath)
+            process.arguments = ["--check-config", path]
+        }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -48,6 +61,75 @@ import Testing
         #expect(broken.output.contains("corrupt.yaml:"))
     }
 
+    /// Every issue of the file, one per line sorted by position, then the count; exit status 1.
+    @Test func checkConfigPrintsEveryIssueAndTheirCount() throws {
+        let bad = try Self.write(
+            """
+            duckLevel: loud
+            socket:
+              mdoe: "0600"
+            graceMs: -5
+            logLevel: verbose
+
+            """,
+            to: "several.yaml"
+        )
+        let result = try Self.checkConfig(bad)
+        #expect(result.status == 1)
+        #expect(
+            result.output == """
+                \(bad):1:12: duckLevel: 'loud' is not a number; expected a number from 0 to 1
+                \(bad):3:3: socket.mdoe: unknown key; did you mean 'mode'? expected one of: path, mode, group
+                \(bad):4:10: graceMs: -5 is negative; expected a whole number of milliseconds, 0 or more
+                \(bad):5:11: logLevel: 'verbose' is not a log level; expected one of: trace, debug, info, notice, warning, error, critical
+                \(bad): 4 errors
+
+                """
+        )
+    }
+
+    /// A file that cannot be read is one issue with the system's reason; exit status 1.
+    @Test func checkConfigSaysWhyAFileCannotBeRead() throws {
+        let directory = (try Self.write("duckLevel: 0.5\n", to: "good.yaml") as NSString).deletingLastPathComponent
+        let missing = try Self.checkConfig(directory + "/missing.yaml")
+        #expect(missing.status == 1)
+        #expect(
+            missing.output
+                == "\(directory)/missing.yaml: cannot open the file: No such file or directory\n\(directory)/missing.yaml: 1 error\n"
+        )
+        let isDirectory = try Self.checkConfig(directory)
+        #expect(isDirectory.status == 1)
+        #expect(isDirectory.output.hasPrefix("\(directory): cannot read the file: Is a directory\n"))
+        let latin1 = directory + "/latin1.yaml"
+        try Data("callExemptApps: [Ren".utf8 + [0xE9] + "e]\n".utf8).write(to: URL(fileURLWithPath: latin1))
+        let notUTF8 = try Self.checkConfig(latin1)
+        #expect(notUTF8.status == 1)
+        #expect(
+            notUTF8.output.hasPrefix("\(latin1):1:21: the file is not UTF-8 text: byte 20 (0xE9) is not valid UTF-8")
+        )
+    }
+
+    /// Permission denied needs a user the file is closed to. Root may read anything, so as root the check runs
+    /// as `nobody` on a file in a folder only root may enter.
+    @Test func checkConfigSaysWhenPermissionIsDenied() throws {
+        let path = try Self.write("duckLevel: 0.5\n", to: "closed.yaml")
+        let folder = (path as NSString).deletingLastPathComponent
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder)
+        let result: (status: Int32, output: String)
+        if getuid() == 0 {
+            try #require(
+                FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+                "as root this test needs setpriv (util-linux) to run the check as nobody"
+            )
+            result = try Self.checkConfig(path, asUser: ("nobody", "nogroup"))
+        } else {
+            try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: path)
+            result = try Self.checkConfig(path)
+        }
+        #expect(result.status == 1)
+        #expect(result.output.hasPrefix("\(path): cannot open the file: Permission denied\n"), "\(result.output)")
+    }
+
     @Test func aReloadAppliesANewDuckLevelWithoutDroppingSessionsAndABadOneKeepsTheRunningConfiguration() async throws {
         let config = try Self.write("duckLevel: 0.25\n", to: "policy.yaml")
         let live = try await LiveDaemon(.pulseaudio, arguments: ["--config", config])
@@ -66,20 +148,50 @@ import Testing
 
         try "duckLevel: 0.5\n".write(toFile: config, atomically: true, encoding: .utf8)
         kill(live.process.processIdentifier, SIGHUP)
-        try await eventually("ducked to 0.5 after the reload") { try await live.current(music.index)?.volume == full.scaled(by: 0.5) }
+        try await eventually("ducked to 0.5 after the reload") {
+            try await live.current(music.index)?.volume == full.scaled(by: 0.5)
+        }
         #expect(try app.result(Request(op: .getState)).state?.session == session, "the session survived the reload")
 
-        try "duckLevel: loud\n".write(toFile: config, atomically: true, encoding: .utf8)
+        // Three mistakes: each is logged on a line of its own, then the summary.
+        try "duckLevel: loud\ngraceMs: -5\nsocket: { mdoe: \"0600\" }\n".write(
+            toFile: config,
+            atomically: true,
+            encoding: .utf8
+        )
         kill(live.process.processIdentifier, SIGHUP)
-        let logPath = live.server.directory + "/" + (try FileManager.default.contentsOfDirectory(atPath: live.server.directory).first { $0.hasSuffix("-audiosessiond.log") } ?? "")
+        let logPath =
+            live.server.directory + "/"
+            + (try FileManager.default.contentsOfDirectory(atPath: live.server.directory).first {
+                $0.hasSuffix("-audiosessiond.log")
+            } ?? "")
         // The daemon's own report of the failed reload is the event waited for; then nothing may have changed.
         try await eventually("the bad reload is reported") {
             ((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "").contains("configuration not reloaded")
         }
-        #expect(try await live.current(music.index)?.volume == full.scaled(by: 0.5), "a bad reload keeps the running configuration")
+        #expect(
+            try await live.current(music.index)?.volume == full.scaled(by: 0.5),
+            "a bad reload keeps the running configuration"
+        )
         #expect(live.process.isRunning)
         let log = try String(contentsOfFile: logPath, encoding: .utf8)
-        #expect(log.contains("configuration not reloaded, the running one stays: \(config):1:12"))
+        #expect(log.contains("configuration not reloaded, the running one stays: \(config): 3 errors"))
+        let issues = log.split(separator: "\n").filter { $0.contains("\(config):") && !$0.contains("not reloaded") }
+        #expect(issues.count == 3, "\(issues)")
+        #expect(
+            issues.first?.hasSuffix("\(config):1:12: duckLevel: 'loud' is not a number; expected a number from 0 to 1")
+                == true
+        )
+        #expect(
+            issues.dropFirst().first?.hasSuffix(
+                "\(config):2:10: graceMs: -5 is negative; expected a whole number of milliseconds, 0 or more"
+            ) == true
+        )
+        #expect(
+            issues.last?.hasSuffix(
+                "\(config):3:11: socket.mdoe: unknown key; did you mean 'mode'? expected one of: path, mode, group"
+            ) == true
+        )
     }
 
     /// A reload applies `duckFadeMs` too: after a reload from a 2 s fade to none, ducking is one step. Every
@@ -98,7 +210,11 @@ import Testing
 
         try "duckFadeMs: 0\n".write(toFile: config, atomically: true, encoding: .utf8)
         kill(live.process.processIdentifier, SIGHUP)
-        let logPath = live.server.directory + "/" + (try FileManager.default.contentsOfDirectory(atPath: live.server.directory).first { $0.hasSuffix("-audiosessiond.log") } ?? "")
+        let logPath =
+            live.server.directory + "/"
+            + (try FileManager.default.contentsOfDirectory(atPath: live.server.directory).first {
+                $0.hasSuffix("-audiosessiond.log")
+            } ?? "")
         try await eventually("the reload is reported") {
             ((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "").contains("configuration reloaded")
         }
@@ -118,7 +234,9 @@ import Testing
         }
         let prompt = try live.play(role: "navigation")
         defer { prompt.terminate() }
-        try await eventually("the music is ducked", within: 10) { try await live.current(music.index)?.volume == ducked }
+        try await eventually("the music is ducked", within: 10) {
+            try await live.current(music.index)?.volume == ducked
+        }
         // The watcher ends at the ducked volume; the limit is a safety net for a stream of events that stops.
         let result = await withTaskGroup(of: [PulseVolume]?.self) { group in
             group.addTask { await watcher.value }
@@ -135,8 +253,33 @@ import Testing
         #expect(between.isEmpty, "volumes between full and ducked after a reload to duckFadeMs 0: \(between)")
     }
 
+    /// The socket, the ALSA section and the log level are set up at the start; a reload that changes them says
+    /// which, and the policy and port rules it applies at once are not among them.
+    @Test func aReloadNamesTheFieldsThatWaitForTheNextStart() {
+        var changed = DaemonConfiguration.standard
+        changed.policy.duckLevel = 0.5
+        changed.ports = PortRules(outputs: [], inputs: [])
+        #expect(ConfigurationReloader.fieldsForTheNextStart(running: .standard, new: changed) == [])
+        changed.socketMode = 0o660
+        changed.alsa.mixer = nil
+        changed.logLevel = "debug"
+        #expect(
+            ConfigurationReloader.fieldsForTheNextStart(running: .standard, new: changed) == [
+                "socket.mode", "alsa", "logLevel",
+            ]
+        )
+    }
+
     @Test func underSystemdEachLogLineCarriesItsSyslogPriority() {
-        let event = LogEvent(level: .warning, message: "sound server unavailable", metadata: ["retry": "1"], source: nil, file: "", function: "", line: 0)
+        let event = LogEvent(
+            level: .warning,
+            message: "sound server unavailable",
+            metadata: ["retry": "1"],
+            source: nil,
+            file: "",
+            function: "",
+            line: 0
+        )
         #expect(JournalLineHandler.line(for: event) == "<4>sound server unavailable retry=1")
     }
 }

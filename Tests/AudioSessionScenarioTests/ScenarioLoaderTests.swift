@@ -69,7 +69,7 @@ import Testing
     @Test func aFileThatIsNotAMappingIsAnError() throws {
         let error = try loadError("- activate: music\n")
         #expect(error.location.line == 1)
-        #expect(error.message.contains("scenario: expected a mapping, found a list"))
+        #expect(error.message.contains("scenario: a list is not a mapping; expected a mapping"))
     }
 
     // MARK: - Top level and sessions
@@ -173,7 +173,7 @@ import Testing
             )
         )
         #expect(error.location == .init(file: "bad.yaml", line: 3, column: 41))
-        #expect(error.message.contains("session 'music': options: expected a list, found 'mixWithOthers'"))
+        #expect(error.message.contains("session 'music': options: 'mixWithOthers' is not a list; expected a list"))
     }
 
     @Test func streamSessionCannotAlsoDeclareACategory() throws {
