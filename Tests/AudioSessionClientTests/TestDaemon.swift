@@ -73,7 +73,7 @@ final class TestDaemon: Sendable {
 }
 
 /// The first `count` elements of `sequence`, or fewer if `seconds` pass first.
-func first<Element: Sendable>(_ count: Int, of sequence: AsyncStream<Element>, within seconds: Double = 5) async
+func first<Element: Sendable>(_ count: Int, of sequence: AsyncStream<Element>, within seconds: Double = 15) async
     -> [Element]
 {
     let collected = Collected<Element>()

@@ -325,14 +325,14 @@ final class CrashRig: @unchecked Sendable {
     }
 
     func stream(app: String) async throws -> PulseSinkInput {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(15)
         while ContinuousClock.now < deadline {
             if let found = try await observer.sinkInputs().first(where: { $0.properties["application.name"] == app }) {
                 return found
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw LiveTestError("no stream of \(app) appeared within 5 s")
+        throw LiveTestError("no stream of \(app) appeared within 15 s")
     }
 
     /// 10 games and 10 radios, each given a volume by its user; then the silent switch mutes the games and a

@@ -61,14 +61,14 @@ final class LiveDaemon: @unchecked Sendable {
 
     /// The sink-input playing with this role, once it is there.
     func stream(role: String) async throws -> PulseSinkInput {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(15)
         while ContinuousClock.now < deadline {
             if let found = try await observer.sinkInputs().first(where: { $0.properties["media.role"] == role }) {
                 return found
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw LiveTestError("no \(role) stream appeared within 5 s")
+        throw LiveTestError("no \(role) stream appeared within 15 s")
     }
 
     func current(_ index: UInt32) async throws -> PulseSinkInput? { try await observer.sinkInput(index) }
@@ -86,7 +86,7 @@ struct LiveTestError: Error, CustomStringConvertible {
 /// Waits until `condition` holds, checking every 20 ms, for at most `seconds`; fails naming what was awaited.
 func eventually(
     _ what: String,
-    within seconds: Double = 5,
+    within seconds: Double = 15,
     _ condition: @escaping @Sendable () async throws -> Bool
 ) async throws {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))

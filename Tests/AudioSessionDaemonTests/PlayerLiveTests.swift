@@ -25,7 +25,7 @@ import Testing
         )
     }
 
-    static func waitFor(_ text: String, from process: Process, on live: LiveDaemon, within seconds: Double = 5)
+    static func waitFor(_ text: String, from process: Process, on live: LiveDaemon, within seconds: Double = 15)
         async throws
     {
         try await eventually("the player prints '\(text)'", within: seconds) {
@@ -51,7 +51,7 @@ import Testing
     /// The player's playing stream on the server (the ALSA plug-in's sink-input). The one it opened to check
     /// the device, and closed at once, can linger corked for a moment on PipeWire: it is not this one.
     static func playerStream(_ live: LiveDaemon) async throws -> PulseSinkInput {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(15)
         while ContinuousClock.now < deadline {
             if let found = try await live.observer.sinkInputs().first(where: {
                 $0.properties["application.process.binary"] == "audiosessionctl" && !$0.corked
@@ -60,7 +60,7 @@ import Testing
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw LiveTestError("the player's ALSA stream did not appear on the server within 5 s")
+        throw LiveTestError("the player's ALSA stream did not appear on the server within 15 s")
     }
 
     /// The loudness of what the speaker plays, from its monitor: root mean square of 0.4 s of 16-bit samples.

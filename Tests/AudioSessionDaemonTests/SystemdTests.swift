@@ -103,7 +103,7 @@ import Testing
         let listener = try NotifyListener(path: "audiosessiond-test-\(UUID().uuidString)", abstract: true)
         defer { listener.stop() }
         try SystemdNotifier(destination: listener.address).send(["READY=1", "STATUS=fine"])
-        let message = try await listener.first(within: 5) { $0.has("READY=1") }
+        let message = try await listener.first(within: 15) { $0.has("READY=1") }
         #expect(message.fields == ["READY=1", "STATUS=fine"])
         #expect(throws: (any Error).self) { try SystemdNotifier(destination: "/" + String(repeating: "x", count: 200)) }
     }
@@ -134,7 +134,7 @@ import Testing
         )
         defer { daemon.stop() }
         try await waitUntil("the daemon listens on \(control)") { acceptsConnections(control) }
-        let waiting = try await notify.first(within: 5) {
+        let waiting = try await notify.first(within: 15) {
             $0.status?.hasSuffix("sound server unavailable, reconnecting") == true
         }
         #expect(!notify.messages.contains { $0.has("READY=1") }, "ready without a sound server")
@@ -151,7 +151,7 @@ import Testing
 
         let player = try server.spawn("paplay", [tone], environment: ["PULSE_PROP": "media.role=music"])
         defer { player.terminate() }
-        let playing = try await notify.first(within: 5) { $0.status == "1 session, 1 stream, sound server connected" }
+        let playing = try await notify.first(within: 15) { $0.status == "1 session, 1 stream, sound server connected" }
         try await Task.sleep(for: .seconds(1))
 
         let afterReady = notify.messages.filter { $0.at >= ready.at }
@@ -169,7 +169,7 @@ import Testing
         #expect(playing.at > ready.at)
 
         daemon.signal(SIGTERM)
-        _ = try await notify.first(within: 5) { $0.has("STOPPING=1") }
+        _ = try await notify.first(within: 15) { $0.has("STOPPING=1") }
         #expect(try await daemon.waitForExit(within: 10) == 0, "\(daemon.log)")
     }
 
@@ -199,14 +199,14 @@ import Testing
 
         // SIGHUP is trapped before READY=1: a reload asked for at once is taken, and does not end the daemon.
         daemon.signal(SIGHUP)
-        let reloading = try await notify.first(within: 5) { $0.has("RELOADING=1") }
+        let reloading = try await notify.first(within: 15) { $0.has("RELOADING=1") }
         #expect(reloading.fields.contains { $0.hasPrefix("MONOTONIC_USEC=") })
-        let reloaded = try await notify.first(within: 5) { $0.has("READY=1") && $0.at > reloading.at }
+        let reloaded = try await notify.first(within: 15) { $0.has("READY=1") && $0.at > reloading.at }
         #expect(reloaded.status == "0 sessions, 0 streams, no sound server")
         try await waitUntil("the reload is logged") { daemon.log.contains("configuration reloaded") }
 
         daemon.signal(SIGTERM)
-        _ = try await notify.first(within: 5) { $0.has("STOPPING=1") }
+        _ = try await notify.first(within: 15) { $0.has("STOPPING=1") }
         #expect(try await daemon.waitForExit(within: 10) == 0, "\(daemon.log)")
         #expect(!notify.messages.contains { $0.has("WATCHDOG=1") }, "pinged a watchdog meant for pid 1")
     }
