@@ -19,7 +19,22 @@ UNITS = audiosessiond.service audiosessiond.socket
 DOCS = README.md $(wildcard docs/*.md)
 SUBSTITUTE = sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' -e 's|@docdir@|$(DOCDIR)|g'
 
-.PHONY: all deps build run test examples bench bench-daemon clean install uninstall
+# The manual pages and shell completions (docs/MANUALS.md): `make manuals` generates them into MANUALS from the
+# programs built in SCRATCH (the build folder; `make install` and `make test` use the normal .build), and
+# `make install` installs what it generated. MANUAL_DATE is the pages' date: $SOURCE_DATE_EPOCH's, else the last
+# commit's, else today's.
+SCRATCH ?= .build
+MANUALS ?= $(SCRATCH)/manuals
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPLETIONDIR ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPLETIONDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+MANUAL_DATE ?= $(shell if [ -n "$$SOURCE_DATE_EPOCH" ]; then date -u -d "@$$SOURCE_DATE_EPOCH" +%F; \
+	else git log -1 --format=%cs 2>/dev/null | grep . || date -u +%F; fi)
+PROGRAMS = audiosessiond audiosessionctl
+MANUAL_PAGES = man8/audiosessiond.8 man1/audiosessionctl.1 man5/audiosessiond-policy.yaml.5
+
+.PHONY: all deps build run test examples bench bench-daemon clean manuals install uninstall
 
 all: build
 
@@ -44,6 +59,7 @@ test: deps
 	$(STEP) build 1200 $(SWIFT) build
 	$(STEP) build-tests 1200 $(SWIFT) build --build-tests
 	$(STEP) verify-units 300 bash scripts/verify-units.sh
+	$(STEP) manuals 600 bash scripts/check-manuals.sh
 	$(STEP) swift-test 1200 $(SWIFT) test
 	$(STEP) replay 300 $(CTL) replay Tests/
 	$(STEP) examples 300 bash Examples/run-examples.sh
@@ -66,15 +82,26 @@ bench-daemon: deps
 clean:
 	rm -rf .build
 
+# The manual pages of the two programs (from their argument parsers, with swift-argument-parser's generate-manual
+# plugin, which builds every product in CONFIGURATION first) and of the configuration file (man/, with the paths
+# of this PREFIX filled in), and the programs' bash, zsh and fish completions, into MANUALS.
+manuals:
+	rm -rf $(MANUALS)
+	SWIFT="$(SWIFT)" bash man/generate.sh $(MANUALS) $(SCRATCH) $(CONFIGURATION) $(MANUAL_DATE)
+	install -d $(MANUALS)/man5
+	$(SUBSTITUTE) man/audiosessiond-policy.yaml.5 > $(MANUALS)/man5/audiosessiond-policy.yaml.5
+
 # The two programs, the configuration (a changed one is kept; the shipped one then goes beside it as
-# policy.yaml.dist), the user and system units with their paths filled in, and the docs. No chown: DESTDIR
-# staging works unprivileged.
-install:
-	$(SWIFT) build -c $(CONFIGURATION) --product audiosessiond
-	$(SWIFT) build -c $(CONFIGURATION) --product audiosessionctl
+# policy.yaml.dist), the user and system units with their paths filled in, the docs, the manual pages and the
+# completions (`make manuals`: generated from the programs being installed). No chown: DESTDIR staging works
+# unprivileged.
+install: manuals
+	$(SWIFT) build --scratch-path $(SCRATCH) -c $(CONFIGURATION) --product audiosessiond
+	$(SWIFT) build --scratch-path $(SCRATCH) -c $(CONFIGURATION) --product audiosessionctl
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/audiosessiond $(DESTDIR)$(USERUNITDIR) \
-		$(DESTDIR)$(SYSTEMUNITDIR) $(DESTDIR)$(DOCDIR)
-	bin="$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)" && \
+		$(DESTDIR)$(SYSTEMUNITDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPLETIONDIR) $(DESTDIR)$(ZSHCOMPLETIONDIR) $(DESTDIR)$(FISHCOMPLETIONDIR)
+	bin="$$($(SWIFT) build --scratch-path $(SCRATCH) -c $(CONFIGURATION) --show-bin-path)" && \
 		install -m 0755 "$$bin/audiosessiond" "$$bin/audiosessionctl" $(DESTDIR)$(BINDIR)/
 	if [ -e $(CONFIG_FILE) ] && ! cmp -s Config/policy.yaml $(CONFIG_FILE); then \
 		echo "install: keeping the changed $(CONFIG_FILE); the shipped one is $(CONFIG_FILE).dist"; \
@@ -88,6 +115,12 @@ install:
 		chmod 0644 $(DESTDIR)$(SYSTEMUNITDIR)/$$unit || exit 1; \
 	done
 	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	for page in $(MANUAL_PAGES); do install -m 0644 $(MANUALS)/$$page $(DESTDIR)$(MANDIR)/$$page || exit 1; done
+	for program in $(PROGRAMS); do \
+		install -m 0644 $(MANUALS)/completions/bash/$$program $(DESTDIR)$(BASHCOMPLETIONDIR)/$$program && \
+		install -m 0644 $(MANUALS)/completions/zsh/_$$program $(DESTDIR)$(ZSHCOMPLETIONDIR)/_$$program && \
+		install -m 0644 $(MANUALS)/completions/fish/$$program.fish $(DESTDIR)$(FISHCOMPLETIONDIR)/$$program.fish || exit 1; \
+	done
 
 # Removes what `make install` put there (with the same PREFIX and DESTDIR), and the folders that are the
 # daemon's own. A configuration that differs from the shipped one is kept.
@@ -95,6 +128,9 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/audiosessiond $(DESTDIR)$(BINDIR)/audiosessionctl
 	rm -f $(addprefix $(DESTDIR)$(USERUNITDIR)/,$(UNITS)) $(addprefix $(DESTDIR)$(SYSTEMUNITDIR)/,$(UNITS))
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS))) $(CONFIG_FILE).dist
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/,$(MANUAL_PAGES))
+	rm -f $(addprefix $(DESTDIR)$(BASHCOMPLETIONDIR)/,$(PROGRAMS)) $(addprefix $(DESTDIR)$(ZSHCOMPLETIONDIR)/_,$(PROGRAMS)) \
+		$(addsuffix .fish,$(addprefix $(DESTDIR)$(FISHCOMPLETIONDIR)/,$(PROGRAMS)))
 	if cmp -s Config/policy.yaml $(CONFIG_FILE); then rm -f $(CONFIG_FILE); \
 	elif [ -e $(CONFIG_FILE) ]; then echo "uninstall: keeping the changed $(CONFIG_FILE)"; fi
 	for dir in $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/audiosessiond; do rmdir "$$dir" 2>/dev/null || true; done

@@ -9,7 +9,9 @@
 #      with --user). Any line systemd-analyze prints fails the check: an unknown key or a value it cannot parse is
 #      only a warning to systemd, with exit status 0.
 # The binaries are the debug build `make test` made (CONFIGURATION=debug; a release build takes minutes): the units
-# and the install rules are what is checked here. `make test` runs it; so can you: scripts/verify-units.sh
+# and the install rules are what is checked here. The manual pages and completions install generates (`make
+# manuals`) are checked for being there and gone again; what is in them is scripts/check-manuals.sh's concern.
+# `make test` runs it; so can you: scripts/verify-units.sh (SCRATCH=DIR for another build folder than .build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,7 +39,15 @@ check_staged_install() {
         "$prefix/lib/systemd/user/audiosessiond.service" "$prefix/lib/systemd/user/audiosessiond.socket"
         "$prefix/lib/systemd/system/audiosessiond.service" "$prefix/lib/systemd/system/audiosessiond.socket"
         "$prefix/share/doc/audiosessiond/README.md" "$prefix/share/doc/audiosessiond/SYSTEMD.md"
+        "$prefix/share/man/man1/audiosessionctl.1" "$prefix/share/man/man8/audiosessiond.8"
+        "$prefix/share/man/man5/audiosessiond-policy.yaml.5"
     )
+    for program in audiosessiond audiosessionctl; do
+        expected+=(
+            "$prefix/share/bash-completion/completions/$program" "$prefix/share/zsh/site-functions/_$program"
+            "$prefix/share/fish/vendor_completions.d/$program.fish"
+        )
+    done
     for file in "${expected[@]}"; do
         [ -f "$destdir$file" ] || fail "make install put no $file under DESTDIR (PREFIX=$prefix)"
     done
@@ -46,6 +56,14 @@ check_staged_install() {
     done
     if grep -n '@[a-z]*dir@' "$destdir$prefix"/lib/systemd/*/audiosessiond.*; then
         fail "a placeholder is left in the installed units"
+    fi
+    local policy_page="$destdir$prefix/share/man/man5/audiosessiond-policy.yaml.5"
+    if [ -f "$policy_page" ]; then
+        if grep -n '@[a-z]*dir@' "$policy_page"; then
+            fail "a placeholder is left in the installed audiosessiond-policy.yaml(5)"
+        fi
+        grep -q "^\.I $sysconfdir/audiosessiond/policy.yaml\$" "$policy_page" ||
+            fail "audiosessiond-policy.yaml(5) does not name $sysconfdir/audiosessiond/policy.yaml"
     fi
     for kind in user system; do
         grep -q "^ExecStart=$prefix/bin/audiosessiond --config $sysconfdir/audiosessiond/policy.yaml " \

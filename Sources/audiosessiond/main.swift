@@ -10,13 +10,13 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audiosessiond",
         abstract: "Audio session policy daemon: decides who plays, and enforces it on PulseAudio streams.",
-        discussion: "SIGHUP reloads the configuration file; SIGTERM and SIGINT stop the daemon, which first gives every stream back its user's volume and mute. Under systemd (docs/SYSTEMD.md) it notifies NOTIFY_SOCKET (Type=notify, WatchdogSec=) and serves the socket systemd passes (LISTEN_FDS) instead of --socket."
+        discussion: "SIGHUP reloads the configuration file; SIGTERM and SIGINT stop the daemon, which first gives every stream back its user's volume and mute. Under systemd (docs/SYSTEMD.md) it notifies NOTIFY_SOCKET (Type=notify, WatchdogSec=) and serves the socket systemd passes (LISTEN_FDS) instead of --socket. The configuration file's keys are described in audiosessiond-policy.yaml(5)."
     )
 
     @Option(help: "The control socket (default: the configuration's, else $AUDIOSESSIOND_SOCKET, else $XDG_RUNTIME_DIR/audiosessiond/control, or /tmp/audiosessiond-UID/audiosessiond/control without XDG_RUNTIME_DIR).")
     var socket: String?
 
-    @Option(help: "The configuration file (default: the built-in one, as Config/policy.yaml ships it).")
+    @Option(help: "The configuration file, described in audiosessiond-policy.yaml(5) (default: the built-in one, as Config/policy.yaml ships it).")
     var config: String?
 
     @Option(name: .customLong("check-config"), help: ArgumentHelp("Check a configuration file and exit: 0 when it is valid, 1 with its errors.", valueName: "file"))
