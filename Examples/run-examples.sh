@@ -87,7 +87,11 @@ grep -q "playing: started" "$work/podcast-playing.log" || fail "the second podca
 interrupted=$(date +%s%N)
 kill -INT "$podcast_pid"
 wait "$podcast_pid" || fail "podcast-player did not end cleanly on SIGINT while playing"
-echo "run-examples: podcast-player ended $((($(date +%s%N) - interrupted) / 1000000)) ms after Ctrl-C while playing"
+took=$((($(date +%s%N) - interrupted) / 1000000))
+echo "run-examples: podcast-player ended $took ms after Ctrl-C while playing"
+# The promise is half a second; the check allows a second more, so a loaded machine cannot fail it, while a
+# player that waits for its device to take samples (1.7 s here before) still does.
+((took < 1500)) || fail "podcast-player took $took ms to end after Ctrl-C while playing"
 podcast_pid=""
 
 # Each example's ALSA stream on the server belongs to its own session: none was ever taken for an unaware app.

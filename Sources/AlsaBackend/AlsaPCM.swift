@@ -91,6 +91,10 @@ public final class AlsaPCM: Sendable {
             bufferFrames = Int(buffer)
             periodFrames = max(1, Int(period))
             canPause = Self.canPause(handle)
+            // Transfers wait for room (or data) a bounded time at once, under the lock, so that `drop`, `pause`
+            // and `close` from another thread get the lock within that time, whatever the device does: a
+            // blocking write into a stream the sound server has not started yet can wait for seconds.
+            try Alsa.check(snd_pcm_nonblock(handle, 1), "cannot make ALSA PCM '\(device)' non-blocking", device: device)
         } catch {
             snd_pcm_close(handle)
             throw error
@@ -193,6 +197,9 @@ public final class AlsaPCM: Sendable {
             let handle = try open(state)
             if state.pause == .inPlace { _ = snd_pcm_pause(handle, 0) }
             state.pause = .none
+            // Draining waits for the device: the one blocking call, made in blocking mode.
+            snd_pcm_nonblock(handle, 0)
+            defer { snd_pcm_nonblock(handle, 1) }
             let result = snd_pcm_drain(handle)
             if result < 0 && result != -EBADFD {
                 try Alsa.check(result, "cannot drain ALSA PCM '\(device)'", device: device)
@@ -200,6 +207,9 @@ public final class AlsaPCM: Sendable {
             try Alsa.check(snd_pcm_prepare(handle), "cannot prepare ALSA PCM '\(device)'", device: device)
         }
     }
+
+    /// How long a transfer waits for the device at once, holding the lock (see `init`).
+    static let waitMilliseconds: Int32 = 20
 
     /// Discards queued frames at once and leaves the PCM ready for more (not paused); a `write` or `read` in
     /// progress on another thread returns early.
@@ -244,7 +254,10 @@ public final class AlsaPCM: Sendable {
                 let result = move(handle, done, min(total - done, periodFrames))
                 if result >= 0 { return .moved(Int(result)) }
                 let error = Int32(result)
-                if error == -EAGAIN { return .moved(0) }
+                if error == -EAGAIN {
+                    _ = snd_pcm_wait(handle, Self.waitMilliseconds)
+                    return .moved(0)
+                }
                 if error == -EPIPE {
                     if direction == .playback { state.underruns += 1 } else { state.overruns += 1 }
                 }

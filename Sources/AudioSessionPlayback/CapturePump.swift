@@ -27,9 +27,16 @@ final class CapturePump: TransportPump {
 
     func run() { control.update { $0.running = true } }
     func halt() { control.update { $0.running = false } }
-    func stop() { control.stopAndWait() }
+    /// A transfer in progress gives up at once (its frames are dropped): stopping goes back to the start anyway.
+    func stop() {
+        device.interrupt()
+        control.stopAndWait()
+    }
     func fade(to gain: Double, milliseconds: Int) { control.update { $0.fade = (gain, milliseconds) } }
-    func close() { control.closeAndWait() }
+    func close() {
+        device.interrupt()
+        control.closeAndWait()
+    }
 
     var overruns: Int { device.glitches }
 

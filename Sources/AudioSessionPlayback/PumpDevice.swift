@@ -24,6 +24,12 @@ final class PumpDevice: Sendable {
         return pcm
     }
 
+    /// Makes a transfer in progress on the pump's thread return now, dropping what the device has queued: for a
+    /// stop or a close, which do not wait for a device that is slow to take samples.
+    func interrupt() {
+        try? current?.drop()
+    }
+
     func close() {
         let pcm = state.withLock { state -> AlsaPCM? in
             defer { state.pcm = nil }
