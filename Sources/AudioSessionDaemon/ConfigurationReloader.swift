@@ -24,6 +24,8 @@ final class ConfigurationReloader: Service {
     private let started: DaemonConfiguration?
     /// Told true when a reload begins and false when it is done, good or bad (systemd: RELOADING=1, READY=1).
     private let reloading: (@Sendable (_ begins: Bool) -> Void)?
+    /// False when `--log-level` was given: the command line's level stands.
+    private let reloadsLogLevel: Bool
 
     init(
         path: String,
@@ -32,6 +34,7 @@ final class ConfigurationReloader: Service {
         pulse: PulseService?,
         logger: Logger,
         running started: DaemonConfiguration? = nil,
+        reloadsLogLevel: Bool = true,
         reloading: (@Sendable (_ begins: Bool) -> Void)? = nil
     ) {
         self.path = path
@@ -40,6 +43,7 @@ final class ConfigurationReloader: Service {
         self.pulse = pulse
         self.logger = logger
         self.started = started
+        self.reloadsLogLevel = reloadsLogLevel
         self.reloading = reloading
     }
 
@@ -62,17 +66,25 @@ final class ConfigurationReloader: Service {
             inputs.yield(.reconfigure(configuration))
             pulse?.updateRules(configuration.ports)
             pulse?.updateFade(milliseconds: configuration.policy.duckFadeMs)
+            if reloadsLogLevel, let level = Logger.Level(rawValue: configuration.logLevel) {
+                LogOutput.level.current = level
+            }
             logger.notice("configuration reloaded from \(path)")
-            let waiting = running.map { Self.fieldsForTheNextStart(running: $0, new: configuration) } ?? []
+            var waiting = running.map { Self.fieldsForTheNextStart(running: $0, new: configuration) } ?? []
+            if !reloadsLogLevel, let running, running.logLevel != configuration.logLevel {
+                logger.warning("\(path): logLevel changed, but --log-level on the command line stands")
+            }
+            waiting.removeAll { $0 == "logLevel" }
             if !waiting.isEmpty {
                 logger.warning(
                     "\(path): \(waiting.joined(separator: ", ")) changed; the daemon sets these up when it starts, so they take effect at the next start"
                 )
             }
-            // What is in force now: the new policy and port rules, and the socket, ALSA and log level of the start.
+            // What is in force now: the new policy, port rules and log level, and the socket and ALSA of the start.
             var inForce = running ?? configuration
             inForce.policy = configuration.policy
             inForce.ports = configuration.ports
+            if reloadsLogLevel { inForce.logLevel = configuration.logLevel }
             running = inForce
         }
     }

@@ -160,6 +160,7 @@ final class ControlServer: Service {
             return
         }
         let client = ClientID(rawValue: nextClient.add(1, ordering: .relaxed).oldValue)
+        logger.debug("\(client) connected: pid \(peer.processID), uid \(peer.userID), \(peer.processName)")
         let (messages, outbox) = AsyncStream<ServerMessage>.makeStream()
         outboxes.register(client, outbox)
         connections.withLock { $0[client] = connection.channel }

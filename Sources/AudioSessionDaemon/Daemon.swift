@@ -124,6 +124,7 @@ public enum Daemon {
                     pulse: pulse,
                     logger: logger,
                     running: configuration,
+                    reloadsLogLevel: !options.logLevelFromCommandLine,
                     reloading: { systemd?.reloading($0) }
                 )
             )

@@ -25,6 +25,8 @@ public struct DaemonOptions: Sendable {
     public var eventLogLimit: Int
     /// What systemd passed: where to notify it, its watchdog, the listening socket (`SystemdEnvironment.take()`).
     public var systemd: SystemdEnvironment
+    /// The log level was given on the command line (`--log-level`): it stands over the file's, reloads too.
+    public var logLevelFromCommandLine: Bool
 
     public init(
         socketPath: String? = nil,
@@ -36,7 +38,8 @@ public struct DaemonOptions: Sendable {
         onReady: (@Sendable () -> Void)? = nil,
         stateDirectory: String? = nil,
         eventLogLimit: Int = 10_000,
-        systemd: SystemdEnvironment = SystemdEnvironment()
+        systemd: SystemdEnvironment = SystemdEnvironment(),
+        logLevelFromCommandLine: Bool = false
     ) {
         self.stateDirectory = stateDirectory
         self.eventLogLimit = eventLogLimit
@@ -48,6 +51,7 @@ public struct DaemonOptions: Sendable {
         self.alsa = alsa && !soundServer
         self.onReady = onReady
         self.systemd = systemd
+        self.logLevelFromCommandLine = logLevelFromCommandLine
     }
 
     /// `$AUDIOSESSIOND_SOCKET` (what clients read too), else `$XDG_RUNTIME_DIR/audiosessiond/control`, or under

@@ -69,6 +69,7 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
         LogOutput.bootstrap()
         var logger = Logger(label: "audiosessiond")
         logger.logLevel = logLevel ?? Logger.Level(rawValue: configuration.logLevel) ?? .info
+        LogOutput.level.current = logger.logLevel
         let systemd: SystemdEnvironment
         do {
             systemd = try SystemdEnvironment.take()
@@ -85,7 +86,8 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
                 soundServer: !noSoundServer,
                 alsa: noSoundServer && !noAlsa,
                 stateDirectory: stateDir ?? StateDirectory.defaultPath(),
-                systemd: systemd
+                systemd: systemd,
+                logLevelFromCommandLine: logLevel != nil
             ),
             logger: logger
         )

@@ -270,6 +270,26 @@ import Testing
         )
     }
 
+    /// A reload applies `logLevel` too: the daemon logs each connection at debug level only once the reloaded
+    /// file asks for debug. The log is read after the daemon's reply, so a line it would have written is there.
+    @Test func aReloadAppliesTheLogLevel() async throws {
+        let config = try Self.write("logLevel: info\n", to: "loglevel.yaml")
+        let live = try await LiveDaemon(.pulseaudio, arguments: ["--config", config])
+        defer { live.stop() }
+        let logPath = live.server.directory + "/" + (try FileManager.default.contentsOfDirectory(atPath: live.server.directory).first { $0.hasSuffix("-audiosessiond.log") } ?? "")
+        let log: @Sendable () -> String = { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+        _ = try live.client().result(Request(op: .status))
+        #expect(!log().contains("connected: pid"), "no debug lines at info")
+
+        try "logLevel: debug\n".write(toFile: config, atomically: true, encoding: .utf8)
+        kill(live.process.processIdentifier, SIGHUP)
+        try await eventually("the reload is reported") { log().contains("configuration reloaded") }
+        #expect(!log().contains("take effect at the next start"), "\(log())")
+        _ = try live.client().result(Request(op: .status))
+        try await eventually("a connection is logged at debug level") { log().contains("connected: pid") }
+    }
+
     @Test func underSystemdEachLogLineCarriesItsSyslogPriority() {
         let event = LogEvent(
             level: .warning,
