@@ -9,30 +9,9 @@
 # Every wait is for a state or an exit, with a limit of seconds as a safety net.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-failures=0
-passes=0
+# shellcheck source=scripts/check-lib.sh
+. scripts/check-lib.sh
 
-check() { # DESCRIPTION CONDITION...
-    local what="$1"
-    shift
-    if "$@"; then
-        passes=$((passes + 1))
-        echo "ok: $what"
-    else
-        failures=$((failures + 1))
-        echo "FAILED: $what" >&2
-    fi
-}
-
-# until_true SECONDS COMMAND...: retries COMMAND every 0.1 s until it succeeds; false after SECONDS.
-until_true() {
-    local deadline=$((SECONDS + $1))
-    shift
-    until "$@" >/dev/null 2>&1; do
-        ((SECONDS < deadline)) || return 1
-        sleep 0.1
-    done
-}
 
 music_pid=""
 make_pid=""
@@ -132,5 +111,4 @@ scripts/sound-server.sh stop "$session_server" >/dev/null 2>&1
 rm -rf "$session_server"
 session_server=""
 
-echo "make run: $passes passed, $failures failed"
-((failures == 0))
+check_summary "make run"

@@ -6,20 +6,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 step="$PWD/scripts/test-step.sh"
-failures=0
-passes=0
-
-check() { # DESCRIPTION CONDITION...
-    local what="$1"
-    shift
-    if "$@"; then
-        passes=$((passes + 1))
-        echo "ok: $what"
-    else
-        failures=$((failures + 1))
-        echo "FAILED: $what" >&2
-    fi
-}
+# shellcheck source=scripts/check-lib.sh
+. scripts/check-lib.sh
 
 # A process whose command line holds TOKEN is running.
 running() { pgrep -f -- "$1" >/dev/null; }
@@ -76,5 +64,4 @@ status=$?
 check "a clean step passes (got $status)" test "$status" -eq 0
 check "a clean step shows its output" grep -q all-well <<<"$output"
 
-echo "test-step harness: $passes passed, $failures failed"
-((failures == 0))
+check_summary "test-step harness"
