@@ -19,7 +19,14 @@ struct ConnectionOptions: ParsableArguments {
         return runtime + "/audiosessiond/control"
     }
 
-    func connect() throws -> ControlConnection { try ControlConnection(path: socket) }
+    /// A connection to the daemon; `DaemonUnreachable` (exit status 3) when there is none to reach.
+    func connect() throws -> ControlConnection {
+        do {
+            return try ControlConnection(path: socket)
+        } catch {
+            throw DaemonUnreachable(description: "\(error)")
+        }
+    }
 
     /// Sends one request on a connection of its own; its result, or its error as the daemon worded it.
     @discardableResult

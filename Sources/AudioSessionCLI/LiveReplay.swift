@@ -1,3 +1,4 @@
+import ArgumentParser
 import AudioSessionPolicy
 import AudioSessionProtocol
 import AudioSessionScenario
@@ -59,7 +60,9 @@ public enum LiveReplay {
     }
 
     /// Replays every scenario under `paths`, writing results to `output`; true when none failed (skipped ones
-    /// do not count as failures). Ends with `N passed, M failed, K skipped`.
+    /// do not count as failures). Ends with `N passed, M failed, K skipped`. Before that, the sessions it made
+    /// have ended and the switch, the lock and the output selection are as it found them; a cancelled task
+    /// (a signal, for the command) stops at the next step and does the same.
     public static func run(
         paths: [String],
         options: LiveReplayOptions,
@@ -75,6 +78,11 @@ public enum LiveReplay {
         defer { world.close() }
         var (passed, failed, skipped) = (0, 0, 0)
         for file in files {
+            if Task.isCancelled {
+                failed += 1
+                print("stopped before \(file): the replay was interrupted", to: &output)
+                break
+            }
             let outcome = await world.replay(file: file, timeline: timeline, explain: explain)
             switch outcome {
             case .skipped(let reason):
@@ -93,6 +101,7 @@ public enum LiveReplay {
                 }
             }
         }
+        for problem in world.close() { print("warning: \(problem)", to: &output) }
         print("\(passed) passed, \(failed) failed, \(skipped) skipped", to: &output)
         return failed == 0
     }
@@ -120,7 +129,9 @@ public enum LiveReplay {
         return await world.replay(scenario, timeline: timeline, explain: explain)
     }
 
-    /// For the synchronous command: runs `run` on the concurrency pool and waits for it.
+    /// For the synchronous command: runs `run` on the concurrency pool and waits for it. SIGINT or SIGTERM
+    /// cancels it: the replay stops at its next step, ends its sessions and puts the daemon back, and this
+    /// throws `ExitCode(128 + the signal)`.
     static func runBlocking(
         paths: [String],
         options: LiveReplayOptions,
@@ -129,19 +140,26 @@ public enum LiveReplay {
     ) throws -> Bool {
         let box = ResultBox()
         let done = DispatchSemaphore(value: 0)
-        Task {
-            var output = StandardOutput()
-            do {
-                box.result = .success(
-                    try await run(paths: paths, options: options, timeline: timeline, explain: explain, to: &output)
-                )
-            } catch {
-                box.result = .failure(error)
+        return try SignalTrap.catching([SIGINT, SIGTERM]) {
+            let replay = Task {
+                var output = StandardOutput()
+                do {
+                    box.result = .success(
+                        try await run(paths: paths, options: options, timeline: timeline, explain: explain, to: &output)
+                    )
+                } catch {
+                    box.result = .failure(error)
+                }
+                fflush(nil)
+                done.signal()
             }
-            done.signal()
+            // The signal handler may only store the signal's number: this thread looks at it now and then.
+            while done.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+                if SignalTrap.received != 0 { replay.cancel() }
+            }
+            if SignalTrap.received != 0 { throw ExitCode(128 + SignalTrap.received) }
+            return try box.result!.get()
         }
-        done.wait()
-        return try box.result!.get()
     }
 
     private final class ResultBox: @unchecked Sendable {
@@ -155,21 +173,44 @@ final class LiveWorld {
     let options: LiveReplayOptions
     let control: ControlConnection
     let server: LiveSoundServer
+    /// The switch, the lock and the output selection before the replay; nil once they are put back and the
+    /// world is closed.
+    private var found: LiveReplayFound?
 
-    private init(options: LiveReplayOptions, control: ControlConnection, server: LiveSoundServer) {
+    private init(
+        options: LiveReplayOptions,
+        control: ControlConnection,
+        server: LiveSoundServer,
+        found: LiveReplayFound
+    ) {
         self.options = options
         self.control = control
         self.server = server
+        self.found = found
     }
 
     static func connect(_ options: LiveReplayOptions) async throws -> LiveWorld {
-        let control = try ControlConnection(path: options.socket, readTimeout: .seconds(10))
-        _ = try control.result(.make(.status))
+        let control: ControlConnection
+        do {
+            control = try ControlConnection(path: options.socket, readTimeout: .seconds(10))
+        } catch {
+            throw DaemonUnreachable(description: "\(error)")
+        }
+        let found = LiveReplayFound(try control.status())
         let server = try await LiveSoundServer.connect(server: options.pulseServer)
-        return LiveWorld(options: options, control: control, server: server)
+        return LiveWorld(options: options, control: control, server: server, found: found)
     }
 
-    func close() { server.close() }
+    /// Puts the daemon back as the replay found it and leaves the sound server (the first time only); what
+    /// could not be put back, in words. Every scenario's sessions have ended by then (`LiveScenarioRunner.run`
+    /// closes their connections before it returns).
+    @discardableResult
+    func close() -> [String] {
+        guard let found else { return [] }
+        self.found = nil
+        defer { server.close() }
+        return putBack(found)
+    }
 
     func status() throws -> StatusBody { try control.status() }
 

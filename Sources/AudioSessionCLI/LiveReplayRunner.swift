@@ -46,7 +46,22 @@ final class LiveScenarioRunner {
             )
             return .replayed(result())
         }
-        for step in scenario.steps { await perform(step) }
+        for step in scenario.steps {
+            // A signal cancels the replay: what is left is not played, and the sessions end on the way out.
+            guard !Task.isCancelled else {
+                failures.append(
+                    StepFailure(
+                        step: step,
+                        location: step.location,
+                        expected: "the step to be carried out live",
+                        actual: "the replay was interrupted before it",
+                        reasons: []
+                    )
+                )
+                break
+            }
+            await perform(step)
+        }
         return .replayed(result())
     }
 

@@ -10,7 +10,8 @@ final class LiveSession {
     let spec: SessionSpec
     /// Its place in `sessions:`, the `SessionID` the scenario's names give it.
     let index: Int
-    let connection: ControlConnection?
+    /// Its session in the daemon, which ends when this closes (`close()`); nil for an unaware app.
+    private(set) var connection: ControlConnection?
     /// The daemon's number for the session: from `hello` for an aware app; found through its streams for an
     /// unaware one (nil until the daemon has seen one).
     var number: Int?
@@ -80,5 +81,6 @@ final class LiveSession {
         input?.close()
         output = nil
         input = nil
+        connection = nil
     }
 }

@@ -3,7 +3,7 @@ import AudioSessionPolicy
 import AudioSessionProtocol
 import Foundation
 
-/// `audiosessionctl run --category C [--mode M] [--option O...] [--app NAME] -- COMMAND [ARGS...]`: runs a
+/// `audiosessionctl run --category C [--mode M] [--option O...] [--app NAME] [-q] -- COMMAND [ARGS...]`: runs a
 /// program that knows nothing of audio sessions inside one, so the policy treats it as an aware app.
 struct RunCommand: ControlCommand {
     static let configuration = CommandConfiguration(
@@ -11,9 +11,16 @@ struct RunCommand: ControlCommand {
         abstract: "Run a program inside an audio session of the given category.",
         discussion: """
             Declares the session (hello, setCategory, activate), then runs the program with PULSE_PROP set so its \
-            PulseAudio streams carry audiosession.id. Interruptions and route changes are printed to standard \
-            error meanwhile. When the program ends the session is deactivated with notifyOthers, and the tool \
-            exits with the program's status. SIGINT and SIGTERM sent to the tool are passed on to the program.
+            PulseAudio streams carry audiosession.id. On standard error, so that the program's own output stays \
+            clean, it says which session it made (`run: session 7 (playback/default) for paplay`) and then each \
+            change of the session's state or output as it happens, one line each (`run: interrupted by phone \
+            (A6)`, `run: ducked to 0.25`, `run: audible`, `run: route headphones`); --quiet leaves them out. \
+            When the program ends the session is deactivated with notifyOthers. SIGINT and SIGTERM sent to the \
+            tool are passed on to the program.
+
+            Exit status: the program's own (128 + N when signal N ended it); 126 when it cannot be started, 127 \
+            when it is not found; before it starts, the tool's own: 1 when the daemon refuses the session, 2 for \
+            bad usage, 3 when the daemon cannot be reached.
             """
     )
 
@@ -30,6 +37,9 @@ struct RunCommand: ControlCommand {
 
     @Option(help: "The app's name (default: the program's file name).")
     var app: String?
+
+    @Flag(name: .shortAndLong, help: "Say nothing about the session on standard error (errors are still printed).")
+    var quiet = false
 
     @Argument(
         parsing: .postTerminator,
@@ -54,7 +64,18 @@ struct RunCommand: ControlCommand {
         declaration.options = options.reduce(into: CategoryOptions()) { $0.insert($1.option) }
         _ = try daemon.result(declaration)
         _ = try daemon.result(Request(op: .activate))
-        _ = try daemon.result(Request(op: .subscribe))
+        // The session's changes come from the daemon's status (`watch`), which has its output and gain too; a
+        // user the daemon does not let watch (a socket opened to others) gets the session's notifications.
+        var report = RunReport(session: session)
+        if let status = try? daemon.result(Request(op: .watch)).status {
+            _ = report.lines(for: status)
+        } else {
+            _ = try daemon.result(Request(op: .subscribe))
+        }
+        func say(_ line: String) {
+            if !quiet { print("run: \(line)", to: &errors) }
+        }
+        say("session \(session) (\(category.rawValue)/\(mode.rawValue)) for \(command[0])")
 
         var environment = ProcessInfo.processInfo.environment
         let property = "audiosession.id=\(session)"
@@ -65,9 +86,12 @@ struct RunCommand: ControlCommand {
             let child: SpawnedProgram
             do {
                 child = try SpawnedProgram(command, environment: environment, capture: !output.isStandardOutput)
+            } catch let failure as SpawnFailure {
+                print(AudioSessionCtl.errorLine(failure), to: &errors)
+                return failure.exitStatus
             } catch {
-                print("audiosessionctl: \(error)", to: &errors)
-                return Int32(127)
+                print(AudioSessionCtl.errorLine(error), to: &errors)
+                return ExitStatus.failure.rawValue
             }
             SignalTrap.forward(to: child.pid)
             var listening = true
@@ -83,11 +107,18 @@ struct RunCommand: ControlCommand {
                     continue
                 }
                 do {
-                    if let event = try daemon.nextEvent(timeout: .milliseconds(200)) {
-                        print("audiosessionctl: \(EventText.describe(event))", to: &errors)
+                    // A SIGCHLD cuts the wait short too.
+                    guard let event = try daemon.nextEvent(timeout: .milliseconds(200)) else { continue }
+                    if event.event == .status, let status = event.status {
+                        report.lines(for: status).forEach(say)
+                    } else if event.event != .status {
+                        say(EventText.describe(event))
                     }
                 } catch {
-                    print("audiosessionctl: \(error)", to: &errors)
+                    print(
+                        AudioSessionCtl.errorLine(error) + "; the program runs on without its session's changes",
+                        to: &errors
+                    )
                     listening = false
                 }
             }

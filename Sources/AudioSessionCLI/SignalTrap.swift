@@ -17,9 +17,16 @@ enum SignalTrap {
     static func forward(to pid: Int32) { child.store(pid, ordering: .relaxed) }
 
     /// Runs `body` with `signals` caught (a caught signal also cuts a `poll` short), then puts back what was
-    /// there before.
+    /// there before. The signals are unblocked on the calling thread meanwhile: a process started with them
+    /// blocked (some runners and test harnesses hand their mask on) would otherwise never see them.
     static func catching<Result>(_ signals: [Int32], _ body: () throws -> Result) rethrows -> Result {
         lastSignal.store(0, ordering: .relaxed)
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        for number in signals { sigaddset(&unblocked, number) }
+        var previousMask = sigset_t()
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, &previousMask)
+        defer { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
         var previous: [(Int32, sigaction)] = []
         for number in signals {
             var action = sigaction()

@@ -49,7 +49,7 @@ final class SpawnedProgram {
             captureFiles.map {
                 unlink($0.output); unlink($0.errors)
             }
-            throw CLIError("cannot run \(arguments[0]): \(String(cString: strerror(failure)))")
+            throw SpawnFailure(program: arguments[0], errorNumber: failure)
         }
         self.pid = pid
     }
@@ -74,5 +74,19 @@ final class SpawnedProgram {
         }
         func text(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
         return (text(files.output), text(files.errors))
+    }
+}
+
+/// A program `run` could not start, and the status the tool then exits with, as a shell would: 127 when it is
+/// not found, 126 when it is found but cannot be run.
+struct SpawnFailure: Error, CustomStringConvertible {
+    var program: String
+    var errorNumber: Int32
+
+    var exitStatus: Int32 { errorNumber == ENOENT ? 127 : 126 }
+
+    var description: String {
+        let advice = errorNumber == ENOENT ? "check its name and PATH" : "check that it is an executable file"
+        return "cannot run \(program): \(String(cString: strerror(errorNumber))); \(advice)"
     }
 }

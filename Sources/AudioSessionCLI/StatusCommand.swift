@@ -5,7 +5,11 @@ import AudioSessionProtocol
 struct StatusCommand: ControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show the switch, the lock, the ports, every session and every stream."
+        abstract: "Show the switch, the lock, the ports, every session and every stream.",
+        discussion: """
+            --json prints the status object of the control protocol (docs/PROTOCOL.md), pretty-printed with \
+            sorted keys, for scripts: `audiosessionctl status --json | jq '.sessions[].state'`.
+            """
     )
 
     @OptionGroup var connection: ConnectionOptions
@@ -15,7 +19,7 @@ struct StatusCommand: ControlCommand {
 
     func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32 {
         let status = try connection.connect().status()
-        print(json ? StatusView.json(status) : StatusView.render(status), to: &output)
+        print(json ? StatusView.json(status) : StatusView.render(status, style: .of(output)), to: &output)
         return 0
     }
 }

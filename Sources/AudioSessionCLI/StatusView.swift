@@ -3,19 +3,22 @@ import AudioSessionProtocol
 import Foundation
 
 /// The daemon's status in words: switch, lock and media services, ports, a table of sessions, a table of
-/// streams. `status`, `watch` and `route list` print it (or parts of it).
+/// streams. `status`, `watch` and `route list` print it (or parts of it); on a terminal that allows colour, states
+/// and verdicts are coloured (`TerminalStyle`).
 enum StatusView {
-    static func render(_ status: StatusBody) -> String {
+    static func render(_ status: StatusBody, style: TerminalStyle = .plain) -> String {
         var lines = [
             "silent switch: \(status.silentSwitch.rawValue)   screen: \(status.screenLocked ? "locked" : "unlocked")"
                 + "   media services: \(status.mediaServicesAvailable ? "available" : "lost")"
-                + (status.volume.map { "   volume: \(VolumeLevel.percent($0))\(status.mixerMuted == true ? " (muted for the switch)" : "")" } ?? "")
+                + (status.volume.map {
+                    "   volume: \(VolumeLevel.percent($0))\(status.mixerMuted == true ? " (muted for the switch)" : "")"
+                } ?? "")
         ]
         lines += portLines(status)
         lines.append("")
-        lines += sessionLines(status)
+        lines += sessionLines(status, style: style)
         lines.append("")
-        lines += streamLines(status)
+        lines += streamLines(status, style: style)
         return lines.joined(separator: "\n")
     }
 
@@ -28,7 +31,7 @@ enum StatusView {
         ]
     }
 
-    static func sessionLines(_ status: StatusBody) -> [String] {
+    static func sessionLines(_ status: StatusBody, style: TerminalStyle = .plain) -> [String] {
         guard !status.sessions.isEmpty else { return ["sessions: none"] }
         var table = TextTable(header: [
             "#", "app", "category/mode", "options", "state", "output", "input", "route", "because",
@@ -46,10 +49,12 @@ enum StatusView {
                 session.because,
             ])
         }
-        return ["sessions:"] + table.lines()
+        // The state, output and input columns: their first word says how the session sounds.
+        return ["sessions:"]
+            + table.lines { column, text in [4, 5, 6].contains(column) ? paintFirstWord(text, style) : text }
     }
 
-    static func streamLines(_ status: StatusBody) -> [String] {
+    static func streamLines(_ status: StatusBody, style: TerminalStyle = .plain) -> [String] {
         guard !status.streams.isEmpty else { return ["streams: none"] }
         let apps = Dictionary(status.sessions.map { ($0.session, $0.app) }, uniquingKeysWith: { first, _ in first })
         var table = TextTable(header: ["#", "session", "origin", "running", "verdict", "port", "because"])
@@ -64,7 +69,14 @@ enum StatusView {
                 stream.because,
             ])
         }
-        return ["streams:"] + table.lines()
+        return ["streams:"]
+            + table.lines { column, text in column == 4 ? paintFirstWord(text, style) : text }
+    }
+
+    /// `ducked 0.25 (-12 dB)` with its first word in the colour of that state or verdict.
+    static func paintFirstWord(_ text: String, _ style: TerminalStyle) -> String {
+        let word = String(text.prefix { $0 != " " })
+        return style.paint(word, TerminalStyle.colour(of: word)) + text.dropFirst(word.count)
     }
 
     /// The app's name, with `[call]` or `[unaware]` when the session is one.

@@ -1,3 +1,3 @@
 import AudioSessionCLI
 
-AudioSessionCtl.main()
+AudioSessionCtl.runAsProcess()

@@ -84,7 +84,7 @@ struct InProcessDaemon: Sendable {
     func status() throws -> StatusBody { try ControlConnection(path: socketPath, readTimeout: .seconds(10)).status() }
 
     /// Waits (up to `seconds`) until the status satisfies `condition`; false if it never did.
-    func waitForStatus(seconds: Double = 5, _ condition: (StatusBody) -> Bool) throws -> Bool {
+    func waitForStatus(seconds: Double = 15, _ condition: (StatusBody) -> Bool) throws -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition(try status()) { return true }

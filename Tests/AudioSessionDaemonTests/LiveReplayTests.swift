@@ -150,14 +150,13 @@ final class ReplayDaemon: @unchecked Sendable {
     var options: LiveReplayOptions {
         var config = PolicyConfig.standard
         config.graceMs *= Self.timeScale
-        // The limits are safety nets: a check that holds returns at once, so only a failing one waits them out.
-        // A loaded machine (a build beside the tests) has stalled the server for more than the CLI's 2 s.
+        // The limit is a safety net: a check that holds returns at once, so only a failing one waits it out. A
+        // loaded machine (a build beside the tests) has stalled the server for more than the CLI's 2 s.
         return LiveReplayOptions(
             socket: socket,
             pulseServer: server.pulseServer,
             daemonConfig: config,
             expectTimeout: .seconds(10),
-            notificationWait: .seconds(10),
             timeScale: Self.timeScale
         )
     }
