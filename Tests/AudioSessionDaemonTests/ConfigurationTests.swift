@@ -160,21 +160,16 @@ import Testing
             encoding: .utf8
         )
         kill(live.process.processIdentifier, SIGHUP)
-        let logPath =
-            live.server.directory + "/"
-            + (try FileManager.default.contentsOfDirectory(atPath: live.server.directory).first {
-                $0.hasSuffix("-audiosessiond.log")
-            } ?? "")
         // The daemon's own report of the failed reload is the event waited for; then nothing may have changed.
         try await eventually("the bad reload is reported") {
-            ((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "").contains("configuration not reloaded")
+            live.daemonLog().contains("configuration not reloaded")
         }
         #expect(
             try await live.current(music.index)?.volume == full.scaled(by: 0.5),
             "a bad reload keeps the running configuration"
         )
         #expect(live.process.isRunning)
-        let log = try String(contentsOfFile: logPath, encoding: .utf8)
+        let log = live.daemonLog()
         #expect(log.contains("configuration not reloaded, the running one stays: \(config): 3 errors"))
         let issues = log.split(separator: "\n").filter { $0.contains("\(config):") && !$0.contains("not reloaded") }
         #expect(issues.count == 3, "\(issues)")
@@ -210,13 +205,8 @@ import Testing
 
         try "duckFadeMs: 0\n".write(toFile: config, atomically: true, encoding: .utf8)
         kill(live.process.processIdentifier, SIGHUP)
-        let logPath =
-            live.server.directory + "/"
-            + (try FileManager.default.contentsOfDirectory(atPath: live.server.directory).first {
-                $0.hasSuffix("-audiosessiond.log")
-            } ?? "")
         try await eventually("the reload is reported") {
-            ((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "").contains("configuration reloaded")
+            live.daemonLog().contains("configuration reloaded")
         }
 
         let events = live.observer.events
@@ -276,8 +266,7 @@ import Testing
         let config = try Self.write("logLevel: info\n", to: "loglevel.yaml")
         let live = try await LiveDaemon(.pulseaudio, arguments: ["--config", config])
         defer { live.stop() }
-        let logPath = live.server.directory + "/" + (try FileManager.default.contentsOfDirectory(atPath: live.server.directory).first { $0.hasSuffix("-audiosessiond.log") } ?? "")
-        let log: @Sendable () -> String = { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+        let log: @Sendable () -> String = { live.daemonLog() }
 
         _ = try live.client().result(Request(op: .status))
         #expect(!log().contains("connected: pid"), "no debug lines at info")

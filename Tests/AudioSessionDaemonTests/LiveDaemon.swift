@@ -52,6 +52,13 @@ final class LiveDaemon: @unchecked Sendable {
         server.stop()
     }
 
+    /// What the daemon has logged so far (its standard error, in the server's directory).
+    func daemonLog() -> String {
+        let logs = (try? FileManager.default.contentsOfDirectory(atPath: server.directory)) ?? []
+        guard let log = logs.first(where: { $0.hasSuffix("-audiosessiond.log") }) else { return "" }
+        return (try? String(contentsOfFile: server.directory + "/" + log, encoding: .utf8)) ?? ""
+    }
+
     func client() throws -> ControlConnection { try ControlConnection(path: socket, readTimeout: .seconds(10)) }
 
     /// Plays `file` (the long tone by default) as an app that knows nothing of audio sessions.
