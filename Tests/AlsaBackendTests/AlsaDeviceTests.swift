@@ -122,9 +122,12 @@ import Testing
             // so what is checked is that the stream carries on: the next write is taken whole and played out.
             Thread.sleep(forTimeInterval: 0.6)
             #expect(try pcm.write(silence) == 4_410)
+            // Draining returns once the server has played the write out (a stream stuck after the gap would hang
+            // here until the suite's limit). How long it took is a figure, not a check: CI machines are loaded.
             let started = ContinuousClock.now
             try pcm.drain()
-            #expect(ContinuousClock.now - started < .seconds(2), "the 100 ms written after the gap drained")
+            print("starved stream: the 100 ms written after the gap drained in \(ContinuousClock.now - started)")
+            #expect(try pcm.delayFrames == 0, "nothing left queued after the drain")
             pcm.close()
         }
     }
