@@ -27,10 +27,16 @@ struct PrivateSoundServerTests {
         try PrivateSoundServer.writeTone(to: tone, seconds: 10)
         let player = try server.spawn("paplay", [tone], environment: ["PULSE_PROP": "media.role=music"])
         defer { terminate(player) }
+        // A player that ends early ends the wait: its status and output say why there is no stream.
         let appeared = try await eventually(within: .seconds(10)) {
-            try server.pactl(["list", "sink-inputs"]).contains("media.role = \"music\"")
+            try server.pactl(["list", "sink-inputs"]).contains("media.role = \"music\"") || !player.isRunning
         }
-        #expect(appeared, "no sink input with media.role = \"music\" within 10 s")
+        #expect(
+            appeared && player.isRunning,
+            """
+            no sink input with media.role = "music" within 10 s; paplay \(player.isRunning ? "still running" :             "exited with \(player.terminationStatus)"), its output: \(server.output(of: player).suffix(600));             sink inputs: \((try? server.pactl(["list", "short", "sink-inputs"])) ?? "?")
+            """
+        )
         terminate(player)
 
         // Unplugging and plugging the headphones.
