@@ -9,8 +9,8 @@
 #      of each; audiosessiond-policy.yaml(5) names every key of Config/policy.yaml and of the configuration
 #      loaders, and every category, mode, option, port and log level the sources define;
 #   4. the bash completions pass `bash -n` and work: completing the word after `audiosessionctl ` offers every
-#      subcommand, and `audiosessiond --` every option; the zsh and fish ones pass `zsh -n` and `fish -n` when those
-#      shells are installed (the output says when they are not).
+#      subcommand, and `audiosessiond --` every option; the zsh and fish ones pass `zsh -n` and `fish -n` (both
+#      shells come with `make deps`), and fish's `complete -C 'audiosessionctl '` offers every subcommand.
 # The last line is `manuals: N passed, M failed`; the exit status is 1 when a check failed.
 # `make test` runs it; so can you, after a debug build: scripts/check-manuals.sh (SCRATCH=DIR for another build
 # folder than .build).
@@ -228,9 +228,10 @@ for program in audiosessiond audiosessionctl; do
         pass "the bash completion of $program: bash -n, and \`${line[*]}<TAB>\` offers all ${#wanted[@]}"
     fi
 done
+# zsh and fish come with `make deps`: a shell that is missing fails the check rather than skipping it.
 for shell in zsh fish; do
     if ! command -v "$shell" >/dev/null 2>&1; then
-        echo "manuals: $shell is not installed: its completion scripts were generated but not checked"
+        fail "$shell is not installed (make deps installs it): its completion scripts cannot be checked"
         continue
     fi
     for program in audiosessiond audiosessionctl; do
@@ -242,5 +243,19 @@ for shell in zsh fish; do
         fi
     done
 done
+# fish completes a command line on request (`complete -C`): the subcommands of audiosessionctl are offered.
+if command -v fish >/dev/null 2>&1; then
+    offered="$(HOME="$work" fish --no-config -c \
+        "source '$manuals/completions/fish/audiosessionctl.fish'; complete -C 'audiosessionctl '" 2>&1 | cut -f1)"
+    missing=()
+    for word in "${ctl_subcommands[@]}"; do
+        grep -qxF -- "$word" <<<"$offered" || missing+=("$word")
+    done
+    if ((${#ctl_subcommands[@]} == 0 || ${#missing[@]} > 0)); then
+        fail "the fish completion of \`audiosessionctl \` does not offer ${missing[*]:-anything}: $offered"
+    else
+        pass "the fish completion of audiosessionctl: \`audiosessionctl <TAB>\` offers all ${#ctl_subcommands[@]}"
+    fi
+fi
 
 finish

@@ -1,52 +1,38 @@
 import ArgumentParser
 import Foundation
 
-/// A subcommand that talks to the daemon. Its work writes to any output, so tests run it as the tool does;
-/// errors become one line, `audiosessionctl: ...`, and exit status 1.
+/// A subcommand that talks to the daemon. Its work writes to any output, so tests run it as the tool does
+/// (`AudioSessionCtl.exitStatus(running:)`): errors become one line, `audiosessionctl: ...`, with the status of
+/// `ExitStatus`.
 protocol ControlCommand: ParsableCommand {
-    /// Does the command's work; returns the exit status. A thrown error is reported by `execute`.
+    /// Does the command's work; returns the exit status. A thrown error is reported by the caller.
     func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32
 }
 
 extension ControlCommand {
-    /// Runs the command, reporting a thrown error as one line on `errors`; returns the exit status.
-    func execute(output: inout some TextOutputStream, errors: inout some TextOutputStream) -> Int32 {
-        do {
-            return try perform(output: &output, errors: &errors)
-        } catch {
-            print("audiosessionctl: \(error)", to: &errors)
-            return 1
-        }
-    }
-
     func run() throws {
         var output = StandardOutput()
         var errors = StandardError()
-        let status = execute(output: &output, errors: &errors)
+        let status: Int32
+        do {
+            status = try perform(output: &output, errors: &errors)
+        } catch let error where !(error is ExitCode) {
+            print(AudioSessionCtl.errorLine(error), to: &errors)
+            status = ExitStatus(for: error).rawValue
+        }
         if status != 0 { throw ExitCode(status) }
     }
 }
 
 extension AudioSessionCtl {
     /// Parses `arguments` (without the program name) and runs the subcommand as the tool would, with its
-    /// output and errors going to the given streams; returns the exit status.
+    /// output and errors going to the given streams; returns the exit status. The same as `exitStatus(running:)`.
     public static func execute(
         _ arguments: [String],
         output: inout some TextOutputStream,
         errors: inout some TextOutputStream
     ) -> Int32 {
-        do {
-            var command = try parseAsRoot(arguments)
-            if let control = command as? any ControlCommand {
-                return control.execute(output: &output, errors: &errors)
-            }
-            try command.run()
-            return 0
-        } catch {
-            let message = fullMessage(for: error)
-            if !message.isEmpty { print(message, to: &errors) }
-            return exitCode(for: error).rawValue
-        }
+        exitStatus(running: arguments, output: &output, errors: &errors)
     }
 }
 

@@ -42,7 +42,9 @@ struct TransportProgress {
             }
         }
         defer { collector.cancel() }
-        let onTerminal = isatty(STDOUT_FILENO) == 1
+        // The position line rewrites itself only on a terminal (and not on TERM=dumb): TerminalStyle says.
+        let style = TerminalStyle.of(output)
+        let onTerminal = style.isTerminal
         if let playPause, isatty(STDIN_FILENO) == 1 {
             print("Enter pauses and plays; Ctrl-C stops.", to: &output)
             // A line read is a press of the button; the thread ends with the process.
@@ -58,13 +60,13 @@ struct TransportProgress {
                 for line in lines.withLock({ pending in
                     defer { pending.removeAll() }; return pending
                 }) {
-                    if onTerminal { print("\r\u{1B}[K", terminator: "", to: &output) }
+                    if onTerminal { print(style.rewriteLine, terminator: "", to: &output) }
                     print("[\(Self.clock(now.seconds))] \(line)", to: &output)
                 }
                 let progress =
                     "\(Self.clock(now.seconds))\(total.map { " / \(Self.clock($0))" } ?? "")  \(word(for: now.state))  gain \(Self.format(now.gain))  \(glitchWord) \(now.glitches)"
                 if onTerminal {
-                    print("\r\u{1B}[K" + progress, terminator: "", to: &output)
+                    print(style.rewriteLine + progress, terminator: "", to: &output)
                 } else if now.seconds - lastPrinted >= 1 || now.state != .playing {
                     if now.seconds != lastPrinted { print(progress, to: &output) }
                     lastPrinted = now.seconds

@@ -168,13 +168,6 @@ import Testing
         )
     }
 
-    @Test func aMissingDaemonIsOneLineAndExitStatus1() async throws {
-        let result = try await onThread { InProcessDaemon(socketPath: "/nonexistent/control").ctl(["status"]) }
-        #expect(result.status == 1)
-        #expect(result.errors.hasPrefix("audiosessionctl: cannot reach audiosessiond at /nonexistent/control"))
-        #expect(result.errors.split(separator: "\n").count == 1)
-    }
-
     /// Another user reaches the socket only if its mode is opened up, which root can do for the test.
     @Test(.enabled(if: AnotherUser.canRunTheTool, "needs root, setpriv and the built audiosessionctl"))
     func controlRequestsFromAnotherUserAreNotPermitted() async throws {
