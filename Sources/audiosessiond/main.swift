@@ -1,5 +1,6 @@
 import ArgumentParser
 import AudioSessionDaemon
+import Foundation
 import AudioSessionPolicy
 import AudioSessionScenario
 import Logging
@@ -43,6 +44,29 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
     )
     var stateDir: String?
 
+    /// As argument-parser's own entry point, except that a wrong command line is one line on standard error,
+    /// `audiosessiond: WHAT; see `audiosessiond --help``, with exit status 2 (as `audiosessionctl`, docs/CLI.md).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var daemon = command as? Self {
+                try await daemon.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            guard code == .validationFailure else { exit(withError: error) }
+            // argument-parser words the error on several lines, a list of values as `- value` lines.
+            let lines = message(for: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            let values = lines.filter { $0.hasPrefix("- ") }.map { $0.dropFirst(2) }.joined(separator: ", ")
+            let message = (lines.first ?? "bad usage") + (values.isEmpty ? "" : " \(values)")
+            let what = message.prefix(1).lowercased() + message.dropFirst()
+            complain("audiosessiond: \(what); see `audiosessiond --help`")
+            Foundation.exit(2)
+        }
+    }
+
     func run() async throws {
         if let file = checkConfig {
             // Every issue of the file, one per line (`file:line:column: field: ...`), then `file: N errors`.
@@ -59,11 +83,10 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
         do {
             configuration = try config.map { try DaemonConfigurationLoader.load(path: $0) } ?? .standard
         } catch let error as ConfigurationError {
-            print("\(error)")
-            print("audiosessiond: not started: the configuration file has errors")
+            Self.complain("\(error)\naudiosessiond: not started: the configuration file has errors")
             throw ExitCode.failure
         } catch {
-            print("audiosessiond: \(error)")
+            Self.complain("audiosessiond: \(error)")
             throw ExitCode.failure
         }
         LogOutput.bootstrap()
@@ -74,7 +97,7 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
         do {
             systemd = try SystemdEnvironment.take()
         } catch {
-            print("audiosessiond: \(error)")
+            Self.complain("audiosessiond: \(error)")
             throw ExitCode.failure
         }
         try await Daemon.run(
@@ -91,6 +114,13 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
             ),
             logger: logger
         )
+    }
+}
+
+extension AudioSessionDaemonCommand {
+    /// Why the daemon did not start, on standard error (where systemd's journal and a terminal both show it).
+    static func complain(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 }
 

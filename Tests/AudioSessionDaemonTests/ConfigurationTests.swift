@@ -61,6 +61,26 @@ import Testing
         #expect(broken.output.contains("corrupt.yaml:"))
     }
 
+    /// A wrong command line is one line on standard error naming what is wrong, and exit status 2; a configuration
+    /// file that cannot be used stops the start with its reason on standard error, and status 1.
+    @Test func aWrongCommandLineOrAMissingFileIsOneReasonOnStandardError() throws {
+        for arguments in [["--frob"], ["--check-config"], ["--log-level", "loud"]] {
+            let result = try CtlResult.running(LiveDaemon.daemonPath, arguments)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.output.isEmpty)
+            #expect(result.errors.split(separator: "\n").count == 1, "\(result.errors)")
+            #expect(result.errors.hasPrefix("audiosessiond: "), "\(result.errors)")
+            #expect(result.errors.hasSuffix("; see `audiosessiond --help`\n"), "\(result.errors)")
+        }
+        let levels = try CtlResult.running(LiveDaemon.daemonPath, ["--log-level", "loud"])
+        #expect(levels.errors.contains("trace, debug, info, notice, warning, error, critical"), "\(levels.errors)")
+        let missing = try CtlResult.running(LiveDaemon.daemonPath, ["--config", "/nonexistent/policy.yaml"])
+        #expect(missing.status == 1)
+        #expect(missing.output.isEmpty)
+        #expect(missing.errors.contains("/nonexistent/policy.yaml: cannot open the file: No such file or directory"))
+        #expect(missing.errors.hasSuffix("audiosessiond: not started: the configuration file has errors\n"))
+    }
+
     /// Every issue of the file, one per line sorted by position, then the count; exit status 1.
     @Test func checkConfigPrintsEveryIssueAndTheirCount() throws {
         let bad = try Self.write(
