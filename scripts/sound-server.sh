@@ -255,6 +255,10 @@ default_access.properties["enable-flatpak-portal"] = false
 LUA
     echo 'bluez_monitor.enabled = false' >"$XDG_CONFIG_HOME/wireplumber/bluetooth.lua.d/51-no-bluez.lua"
 
+    # A restart after a kill finds the dead server's socket still there: waiting for the file would not wait for
+    # the new server, whose clients then fail with "Host is down". Nothing runs in DIR now (see start).
+    rm -f "$XDG_RUNTIME_DIR"/pipewire-0 "$XDG_RUNTIME_DIR"/pipewire-0.lock "$XDG_RUNTIME_DIR"/pipewire-0-manager \
+        "$XDG_RUNTIME_DIR"/pipewire-0-manager.lock
     launch "$dir" pipewire pipewire
     # Its clients give up at once when the PipeWire socket is not there yet.
     wait_until "$dir" "PipeWire socket $XDG_RUNTIME_DIR/pipewire-0" test -S "$XDG_RUNTIME_DIR/pipewire-0"
