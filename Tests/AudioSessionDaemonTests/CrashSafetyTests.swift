@@ -222,11 +222,11 @@ extension CrashSafetyTests {
         let path = FileManager.default.temporaryDirectory.path + "/state-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: path) }
         let logger = Logger(label: "test")
-        var first = StateDirectory.open(path, logger: logger)
+        var first = try StateDirectory.open(path, logger: logger)
         #expect(first != nil)
-        #expect(StateDirectory.open(path, logger: logger) == nil, "a second daemon finds the directory locked")
+        #expect(try StateDirectory.open(path, logger: logger) == nil, "a second daemon finds the directory locked")
         first = nil
-        #expect(StateDirectory.open(path, logger: logger) != nil, "the lock goes with its owner")
+        #expect(try StateDirectory.open(path, logger: logger) != nil, "the lock goes with its owner")
     }
 }
 
