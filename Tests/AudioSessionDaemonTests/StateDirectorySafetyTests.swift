@@ -78,6 +78,29 @@ import Testing
         let settings = try String(contentsOfFile: state + "/settings.json", encoding: .utf8)
         #expect(settings.contains("\"silentSwitch\":\"silent\""))
         print(log.split(separator: "\n").filter { $0.contains("not followed") }.joined(separator: "\n"))
+
+        // A hard link to a file outside where the event log is appended to, and a named pipe where the settings
+        // are read from (reading it would wait for a writer forever): both moved aside, the daemon serves.
+        try "precious hard link\n".write(toFile: outside + "/linked", atomically: false, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: state + "/events.jsonl")
+        #expect(link(outside + "/linked", state + "/events.jsonl") == 0)
+        try FileManager.default.removeItem(atPath: state + "/settings.json")
+        #expect(mkfifo(state + "/settings.json", 0o600) == 0)
+        let linked = try Self.contents(of: outside)
+        try await rig.startDaemon()
+        _ = try rig.control().result(flip)
+        let second = try #require(rig.daemon)
+        second.terminate()
+        #expect(await second.exited(within: .seconds(15)))
+        #expect(try Self.contents(of: outside) == linked, "nothing outside changed through the hard link")
+        let secondLog = rig.latestDaemonLog()
+        for (name, what) in [
+            ("events.jsonl", "is a hard link (the file has 2 names); not followed: moved aside"),
+            ("settings.json", "ignored: it is a named pipe; not followed"),
+        ] {
+            #expect(secondLog.contains("state file \(state)/\(name) \(what)"), "\(name) refused:\n\(secondLog)")
+        }
+        print(secondLog.split(separator: "\n").filter { $0.contains("not followed") }.joined(separator: "\n"))
     }
 
     @Test func aDirectoryOthersCouldWriteInIsRefused() throws {
