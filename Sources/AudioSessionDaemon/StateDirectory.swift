@@ -69,7 +69,8 @@ public final class StateDirectory: Sendable {
             return nil
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let holder = StateFiles.read(descriptor).flatMap { String(data: $0, encoding: .utf8) }?
+            let holder =
+                StateFiles.read(descriptor).flatMap { String(data: $0, encoding: .utf8) }?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
             close(descriptor)
             logger.error(

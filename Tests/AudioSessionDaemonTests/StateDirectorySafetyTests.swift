@@ -43,15 +43,19 @@ import Testing
         let music = try await rig.stream(app: "radio")
         let call = try rig.play(app: "call", role: "phone")
         defer { call.terminate() }
-        try await eventually("the call mutes the music") { try await rig.observer.sinkInput(music.index)?.muted == true }
+        try await eventually("the call mutes the music") {
+            try await rig.observer.sinkInput(music.index)?.muted == true
+        }
         try await eventually("the stream journal holds the muted music") {
-            (try? String(contentsOfFile: rig.stateDirectory + "/streams.json", encoding: .utf8))?.contains("radio") == true
+            (try? String(contentsOfFile: rig.stateDirectory + "/streams.json", encoding: .utf8))?.contains("radio")
+                == true
         }
         var flip = Request(op: .setSilentSwitch)
         flip.position = .silent
         _ = try rig.control().result(flip)
         try await eventually("the settings hold the switch") {
-            (try? String(contentsOfFile: rig.stateDirectory + "/settings.json", encoding: .utf8))?.contains("silent") == true
+            (try? String(contentsOfFile: rig.stateDirectory + "/settings.json", encoding: .utf8))?.contains("silent")
+                == true
         }
         let daemon = try #require(rig.daemon)
         daemon.terminate()
@@ -108,9 +112,15 @@ import Testing
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         var cases: [(String, (String) throws -> Void, String)] = [
-            ("mode 0777", { try Self.directory($0, mode: 0o777) }, "it is writable by its group and others (mode 0777)"),
+            (
+                "mode 0777", { try Self.directory($0, mode: 0o777) },
+                "it is writable by its group and others (mode 0777)"
+            ),
             ("mode 0770", { try Self.directory($0, mode: 0o770) }, "it is writable by its group (mode 0770)"),
-            ("mode 1777", { try Self.directory($0, mode: 0o1777) }, "it is writable by its group and others (mode 1777)"),
+            (
+                "mode 1777", { try Self.directory($0, mode: 0o1777) },
+                "it is writable by its group and others (mode 1777)"
+            ),
             ("a file", { try "x".write(toFile: $0, atomically: false, encoding: .utf8) }, "it is not a directory"),
         ]
         if geteuid() == 0 {
@@ -152,7 +162,10 @@ import Testing
         // through a link, as DynamicUser= makes /var/lib/NAME (a link into /var/lib/private).
         try Self.directory(scratch + "/private", mode: 0o700)
         try Self.directory(scratch + "/private/dynamic", mode: 0o700)
-        try FileManager.default.createSymbolicLink(atPath: scratch + "/linked", withDestinationPath: scratch + "/private/dynamic")
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch + "/linked",
+            withDestinationPath: scratch + "/private/dynamic"
+        )
         try Self.directory(scratch + "/readable", mode: 0o755)
         for state in [scratch + "/new/nested/state", scratch + "/readable", scratch + "/linked"] {
             let socket = scratch + "/control"
