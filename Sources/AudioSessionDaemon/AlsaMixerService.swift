@@ -165,8 +165,8 @@ final class AlsaMixerService: Service, MixerEnforcer, AlsaThreadService {
     }
 
     private func removeJournal() {
-        guard let journalPath, FileManager.default.fileExists(atPath: journalPath) else { return }
-        try? FileManager.default.removeItem(atPath: journalPath)
+        guard let journalPath else { return }
+        StateFiles.remove(journalPath)
     }
 
     /// A journal left by a daemon that died holding the control: the user's values go back on it, unless the

@@ -14,7 +14,7 @@ public enum Daemon {
         let configuration = options.configuration
         // What the user set before (switch, lock, output) comes back; the stream journal is recovered from
         // when the sound server connects.
-        let state = options.stateDirectory.flatMap { StateDirectory.open($0, logger: logger) }
+        let state = try options.stateDirectory.flatMap { try StateDirectory.open($0, logger: logger) }
         let settings = StateSettings.load(from: state, logger: logger) ?? StateSettings()
         let screenLocked = settings.screenLockedNow(bootID: StateSettings.currentBootID)
         // With no sound server there is no device to learn ports from: the device is a speaker and a microphone.

@@ -103,21 +103,34 @@ extension DaemonCore {
         }
     }
 
-    private mutating func controlRequest(_ request: Request, _ client: ClientID, _ event: PolicyEvent) {
+    private mutating func controlRequest(_ request: Request, _ client: ClientID, _ event: PolicyEvent, field: String? = nil) {
         let outcome = run(event)
-        if let error = outcome.error { return fail(request, client, body(for: error)) }
+        if let error = outcome.error {
+            var body = body(for: error)
+            body.field = field
+            return fail(request, client, body)
+        }
         send(client, .reply(.success(request.id)))
     }
 
+    /// `selectOutput`, `connectPort`, `disconnectPort`: a name that is not a port (POLICY section 4) is `badField`
+    /// listing the names the request takes (outputs for `selectOutput`); an input port given to `selectOutput`
+    /// is the engine's `badParam` (R3), which says so.
     private mutating func portRequest(_ request: Request, _ client: ClientID) {
-        guard let name = request.port, let port = Port(rawValue: name) else {
-            let known = Port.allCases.map(\.rawValue).joined(separator: ", ")
-            return fail(request, client, badField("port", "'\(request.port ?? "")' is not a port; expected one of: \(known)"))
+        let name = request.port ?? ""
+        guard let port = Port(rawValue: name) else {
+            let outputs = Port.allCases.filter(\.isOutput).map(\.rawValue).joined(separator: ", ")
+            let inputs = Port.allCases.filter(\.isInput).map(\.rawValue).joined(separator: ", ")
+            let expected =
+                request.op == .selectOutput
+                ? "is not an output port; expected one of: \(outputs)"
+                : "is not a port; expected an output (\(outputs)) or an input (\(inputs))"
+            return fail(request, client, badField("port", "'\(name)' \(expected)"))
         }
         switch request.op {
-        case .selectOutput: controlRequest(request, client, .outputSelected(port))
-        case .connectPort: controlRequest(request, client, .portConnected(port))
-        default: controlRequest(request, client, .portDisconnected(port))
+        case .selectOutput: controlRequest(request, client, .outputSelected(port), field: "port")
+        case .connectPort: controlRequest(request, client, .portConnected(port), field: "port")
+        default: controlRequest(request, client, .portDisconnected(port), field: "port")
         }
     }
 

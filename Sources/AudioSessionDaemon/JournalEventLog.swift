@@ -24,17 +24,13 @@ struct JournalEventLog: Sendable {
     /// Opens (or creates) the log in `directory`.
     static func open(in directory: StateDirectory, limit: Int = defaultLimit, logger: Logger) -> JournalEventLog? {
         let path = directory.file(fileName)
-        var count = 0
-        var endsMidLine = false
-        if let data = FileManager.default.contents(atPath: path) {
-            count = data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-            endsMidLine = data.last.map { $0 != UInt8(ascii: "\n") } ?? false
-        }
-        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            logger.error("event log \(path) cannot be opened: \(StateFiles.errnoText()); no event log")
+        guard let descriptor = StateFiles.openInPlace(path, flags: O_RDWR | O_APPEND, logger: logger) else {
+            logger.error("event log \(path) cannot be opened; no event log")
             return nil
         }
+        let data = StateFiles.read(descriptor) ?? Data()
+        let count = data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        let endsMidLine = data.last.map { $0 != UInt8(ascii: "\n") } ?? false
         let log = JournalEventLog(
             path: path,
             olderPath: directory.file(olderFileName),
@@ -78,10 +74,10 @@ struct JournalEventLog: Sendable {
     /// Starts a new file with `checkpoint`; the current one becomes the older one.
     mutating func rotate(startingWith checkpoint: JournalRecord) {
         if descriptor >= 0 { Glibc.close(descriptor) }
+        // A rename replaces a link at the older name; it never writes through it.
         Glibc.rename(path, olderPath)
-        descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_TRUNC | O_CLOEXEC, 0o600)
+        descriptor = StateFiles.openInPlace(path, flags: O_WRONLY | O_APPEND | O_TRUNC, logger: logger) ?? -1
         count = 0
-        if descriptor < 0 { logger.error("event log \(path) cannot be opened: \(StateFiles.errnoText())") }
         _ = append([checkpoint])
     }
 

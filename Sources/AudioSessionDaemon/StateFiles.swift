@@ -9,16 +9,29 @@ import Logging
 /// and fsynced, renamed over the old one, the directory fsynced), so after a crash or power loss it is the old
 /// version or the new one, never a mix. A file that cannot be read or understood is reported (a log line
 /// naming it and what was wrong), moved aside as `NAME.corrupt` for a post-mortem, and ignored: never fatal.
+///
+/// No symbolic link in the state directory is followed (`O_NOFOLLOW`; a rename replaces a link, never what it
+/// points to), and a file written in place (the lock, the event log) must be a plain file with no other name:
+/// whatever else stands at one of the daemon's names is reported and moved aside like a corrupt file. The
+/// directory itself is the daemon's own (`StateDirectory.problem(with:)`), so no one else can put a name in it.
 enum StateFiles {
     struct WriteError: Error, CustomStringConvertible {
         var description: String
     }
 
-    /// Replaces `path` with `data` atomically and durably.
-    static func writeAtomically(_ data: Data, to path: String) throws {
+    /// Replaces `path` with `data` atomically and durably. A link or stale file left at the temporary name is
+    /// removed first (reported when it is anything but a plain file), and the temporary is created anew
+    /// (`O_EXCL`), so the data never goes through a link.
+    static func writeAtomically(_ data: Data, to path: String, logger: Logger? = nil) throws {
         let directory = (path as NSString).deletingLastPathComponent
         let temporary = "\(path).tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        if let oddity = oddity(at: temporary) {
+            logger?.error("state file \(temporary) is \(oddity); not followed: removed")
+        }
+        if unlink(temporary) != 0 && errno != ENOENT {
+            throw WriteError(description: "cannot remove \(temporary): \(errnoText())")
+        }
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw WriteError(description: "cannot create \(temporary): \(errnoText())") }
         var written = 0
         let ok = data.withUnsafeBytes { bytes -> Bool in
@@ -57,12 +70,17 @@ enum StateFiles {
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            try writeAtomically(encoder.encode(value) + Data("\n".utf8), to: path)
+            try writeAtomically(encoder.encode(value) + Data("\n".utf8), to: path, logger: logger)
             return true
         } catch {
             logger.error("state file \(path) not written: \(error)")
             return false
         }
+    }
+
+    /// Removes a state file (a link is removed, not what it points to).
+    static func remove(_ path: String) {
+        unlink(path)
     }
 
     /// The file's value; nil when there is no file, or when it cannot be read or understood (then logged and
@@ -73,25 +91,100 @@ enum StateFiles {
         logger: Logger,
         check: (Data) throws -> String? = { _ in nil }
     ) -> Value? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
         let problem: String
-        do {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        if let oddity = oddity(at: path) {
+            problem = "it is \(oddity); not followed"
+        } else {
             do {
-                if let wrong = try check(data) {
-                    problem = wrong
-                } else {
-                    return try JSONDecoder().decode(type, from: data)
+                guard let data = try contents(of: path) else { return nil }
+                do {
+                    if let wrong = try check(data) {
+                        problem = wrong
+                    } else {
+                        return try JSONDecoder().decode(type, from: data)
+                    }
+                } catch let error as DecodingError {
+                    problem = describe(error, size: data.count)
                 }
-            } catch let error as DecodingError {
-                problem = describe(error, size: data.count)
+            } catch {
+                problem = "cannot be read: \(error)"
             }
-        } catch {
-            problem = "cannot be read: \(error.localizedDescription)"
         }
         logger.error("state file \(path) ignored: \(problem)")
         rename(path, path + ".corrupt")
         return nil
+    }
+
+    /// A plain file's bytes, read without following a link; nil when there is no file. Throws when it cannot be
+    /// read.
+    private static func contents(of path: String) throws -> Data? {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            throw WriteError(description: errnoText())
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw WriteError(description: "not a plain file")
+        }
+        guard let data = read(descriptor) else { throw WriteError(description: errnoText()) }
+        return data
+    }
+
+    /// Opens (creating it, mode 0600) a file the daemon writes in place: the lock, the event log. Whatever
+    /// stands at `path` that is not a plain file of its own (a symbolic link, a hard link to another name, a
+    /// directory, a pipe) is reported and moved aside as `NAME.corrupt`, and a new file is made. Nil (logged)
+    /// when it cannot be opened.
+    static func openInPlace(_ path: String, flags: Int32, logger: Logger) -> Int32? {
+        if let oddity = oddity(at: path) {
+            logger.error("state file \(path) is \(oddity); not followed: moved aside to \(path).corrupt")
+            rename(path, path + ".corrupt")
+        }
+        let descriptor = open(path, flags | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            logger.error("state file \(path) cannot be opened: \(errnoText())")
+            return nil
+        }
+        // Looked at again on what was opened: only this daemon's user could have changed the name meanwhile.
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_nlink == 1 else {
+            close(descriptor)
+            logger.error("state file \(path) changed while it was opened; not used")
+            return nil
+        }
+        return descriptor
+    }
+
+    /// What stands at `path` if it is not a plain file with one name; nil for a plain file or no file.
+    static func oddity(at path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return info.st_nlink > 1 ? "a hard link (the file has \(info.st_nlink) names)" : nil
+        case S_IFLNK:
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
+            return "a symbolic link to \(target)"
+        case S_IFDIR: return "a directory"
+        case S_IFIFO: return "a named pipe"
+        case S_IFSOCK: return "a socket"
+        default: return "a device"
+        }
+    }
+
+    /// Everything from the start of an open file (its offset is left alone); nil on a read error.
+    static func read(_ descriptor: Int32) -> Data? {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(data.count)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if count == 0 { return data }
+            data.append(contentsOf: buffer[..<count])
+        }
     }
 
     /// What was wrong with a file's JSON, in words.

@@ -21,6 +21,30 @@ struct StateSettings: StateFileContent, Equatable {
     /// The boot `screenLocked` was told in.
     var bootID: String?
     var selectedOutput: AudioSessionPolicy.Port?
+    /// A `selectedOutput` in the file that is not an output port (edited by hand, or a port of another version):
+    /// the selection is dropped and reported, the rest of the settings kept. Not written.
+    var refusedSelection: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case version, silentSwitch, screenLocked, bootID, selectedOutput
+    }
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decode(Int.self, forKey: .version)
+        silentSwitch = try container.decode(SilentSwitch.self, forKey: .silentSwitch)
+        screenLocked = try container.decode(Bool.self, forKey: .screenLocked)
+        bootID = try container.decodeIfPresent(String.self, forKey: .bootID)
+        if let name = try container.decodeIfPresent(String.self, forKey: .selectedOutput) {
+            if let port = AudioSessionPolicy.Port(rawValue: name), port.isOutput {
+                selectedOutput = port
+            } else {
+                refusedSelection = name
+            }
+        }
+    }
 
     /// The screen lock to start with: what was kept, if it was kept in this boot.
     func screenLockedNow(bootID current: String?) -> Bool {
@@ -29,7 +53,16 @@ struct StateSettings: StateFileContent, Equatable {
 
     static func load(from directory: StateDirectory?, logger: Logger) -> StateSettings? {
         guard let directory else { return nil }
-        return StateFiles.loadContent(Self.self, from: directory.file(fileName), logger: logger)
+        let path = directory.file(fileName)
+        var settings = StateFiles.loadContent(Self.self, from: path, logger: logger)
+        if let name = settings?.refusedSelection {
+            let outputs = AudioSessionPolicy.Port.allCases.filter(\.isOutput).map(\.rawValue).joined(separator: ", ")
+            logger.error(
+                "state file \(path): selectedOutput: '\(name)' is not an output port (expected one of: \(outputs)); no output selected, the other settings kept"
+            )
+            settings?.refusedSelection = nil
+        }
+        return settings
     }
 
     /// This boot's identity, nil where the kernel does not say.

@@ -72,12 +72,14 @@ extension PolicyEngine {
     /// R3.
     mutating func selectOutput(_ port: Port) -> PolicyError? {
         guard ports.outputs.contains(port) else {
-            return PolicyError(
-                .badParam,
-                Reason(.R3, event: eventNumber, port: port),
-                "\(port.rawValue) is not an available output; available: "
-                    + ports.outputs.map(\.rawValue).joined(separator: ", ")
-            )
+            let available = "available: " + ports.outputs.map(\.rawValue).joined(separator: ", ")
+            // An input port can never be selected: say so, and which ports can be.
+            let what =
+                port.isOutput
+                ? "\(port.rawValue) is not an available output"
+                : "\(port.rawValue) is an input port, not an output (the outputs are "
+                    + Port.allCases.filter(\.isOutput).map(\.rawValue).joined(separator: ", ") + ")"
+            return PolicyError(.badParam, Reason(.R3, event: eventNumber, port: port), "\(what); \(available)")
         }
         changePorts(reason: .override, rule: .R3, port: port, clearsOverrides: false) { $0.selection = port }
         return nil

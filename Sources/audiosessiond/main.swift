@@ -100,6 +100,16 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
             Self.complain("audiosessiond: \(error)")
             throw ExitCode.failure
         }
+        do {
+            try await serve(systemd: systemd, configuration: configuration, logger: logger)
+        } catch let refusal as StateDirectory.Refusal {
+            // Not served from: one line saying which directory and what is wrong with it, status 1.
+            Self.complain("audiosessiond: not started: \(refusal)")
+            throw ExitCode.failure
+        }
+    }
+
+    private func serve(systemd: SystemdEnvironment, configuration: DaemonConfiguration, logger: Logger) async throws {
         try await Daemon.run(
             DaemonOptions(
                 socketPath: socket,

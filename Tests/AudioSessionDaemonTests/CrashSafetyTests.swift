@@ -211,6 +211,41 @@ extension CrashSafetyTests {
         #expect(StateDirectory.defaultPath(environment: ["HOME": "/home/u"], userID: 1000) == "/home/u/.local/state/audiosessiond")
     }
 
+    /// A kept selection that is not an output port (edited by hand, or written by a version with other ports)
+    /// is reported and dropped; the rest of the settings (the switch) is kept, not the whole file thrown away.
+    @Test func aKeptSelectionThatIsNotAnOutputPortIsDroppedAndTheSwitchKept() async throws {
+        let scratch = FileManager.default.temporaryDirectory.path + "/selection-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        for name in ["builtInMic", "Speaker"] {
+            let state = scratch + "/" + name
+            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+            try #"{"version":1,"silentSwitch":"silent","screenLocked":false,"selectedOutput":"\#(name)"}"#
+                .write(toFile: state + "/settings.json", atomically: false, encoding: .utf8)
+            let socket = scratch + "/control"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: LiveDaemon.daemonPath)
+            process.arguments = ["--no-sound-server", "--no-alsa", "--socket", socket, "--state-dir", state]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try ChildProcess.newFile(state + ".log")
+            try ChildProcess.launch(process)
+            defer { process.stop() }
+            try await eventually("the daemon answers") {
+                (try? ControlConnection(path: socket, readTimeout: .seconds(10)).result(Request(op: .status))) != nil
+            }
+            let status = try #require(try ControlConnection(path: socket, readTimeout: .seconds(10)).result(Request(op: .status)).status)
+            #expect(status.silentSwitch == .silent, "\(name): the switch is kept")
+            #expect(status.selectedOutput == nil, "\(name): no output selected")
+            process.stop()
+            let log = try String(contentsOfFile: state + ".log", encoding: .utf8)
+            #expect(
+                log.contains(
+                    "state file \(state)/settings.json: selectedOutput: '\(name)' is not an output port (expected one of: speaker, receiver,"
+                ),
+                "\(name): \(log)"
+            )
+        }
+    }
+
     @Test func theScreenLockIsKeptOnlyInItsBootAndAStateDirectoryHasOneOwner() throws {
         var settings = StateSettings()
         settings.screenLocked = true
@@ -222,11 +257,11 @@ extension CrashSafetyTests {
         let path = FileManager.default.temporaryDirectory.path + "/state-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: path) }
         let logger = Logger(label: "test")
-        var first = StateDirectory.open(path, logger: logger)
+        var first = try StateDirectory.open(path, logger: logger)
         #expect(first != nil)
-        #expect(StateDirectory.open(path, logger: logger) == nil, "a second daemon finds the directory locked")
+        #expect(try StateDirectory.open(path, logger: logger) == nil, "a second daemon finds the directory locked")
         first = nil
-        #expect(StateDirectory.open(path, logger: logger) != nil, "the lock goes with its owner")
+        #expect(try StateDirectory.open(path, logger: logger) != nil, "the lock goes with its owner")
     }
 }
 

@@ -65,6 +65,17 @@ import Testing
         #expect(result.errors == "audiosessionctl: badParam: hdmi is not an available output; available: speaker\n")
     }
 
+    @Test func selectingAnInputPortSaysItIsOneAndListsTheOutputs() async throws {
+        let result = try await InProcessDaemon.with { daemon in
+            try await onThread { daemon.ctl(["route", "select", "builtInMic"]) }
+        }
+        #expect(result.status == 1)
+        #expect(
+            result.errors
+                == "audiosessionctl: badParam: builtInMic is an input port, not an output (the outputs are speaker, receiver, headphones, headset, bluetoothA2DP, bluetoothHFP, usbAudio, hdmi, lineOut, carAudio); available: speaker\n"
+        )
+    }
+
     @Test func explainNamesTheRule() async throws {
         let (byName, byNumber) = try await InProcessDaemon.with { daemon in
             try await onThread {

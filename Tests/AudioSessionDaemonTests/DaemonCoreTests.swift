@@ -93,6 +93,46 @@ import Testing
         #expect(core.engine.sessionIDs.isEmpty)
     }
 
+    /// POLICY section 4's names, and no others: a request with another gets an error listing the names it takes,
+    /// with `field: "port"`, and changes nothing.
+    @Test func aPortRequestNamesThePortsItTakes() {
+        var core = Self.core()
+        let root = ClientID(rawValue: 4)
+        _ = core.handle(.clientConnected(root, ClientPeer(processID: 400, userID: 0, processName: "root")))
+        func reply(_ op: Operation, _ port: String) -> ErrorBody? {
+            Self.replies(core.handle(.request(root, Self.request(op) { $0.port = port })), to: root).first?.error
+        }
+        let outputs = "speaker, receiver, headphones, headset, bluetoothA2DP, bluetoothHFP, usbAudio, hdmi, lineOut, carAudio"
+        let inputs = "bluetoothHFP, usbAudio, builtInMic, headsetMic, lineIn"
+        #expect(
+            reply(.selectOutput, "Speaker")
+                == ErrorBody(code: "badField", message: "port: 'Speaker' is not an output port; expected one of: \(outputs)", field: "port")
+        )
+        #expect(
+            reply(.selectOutput, "builtInMic")
+                == ErrorBody(
+                    code: "badParam",
+                    message: "builtInMic is an input port, not an output (the outputs are \(outputs)); available: speaker",
+                    rule: .R3,
+                    field: "port"
+                )
+        )
+        #expect(reply(.selectOutput, "hdmi")?.message == "hdmi is not an available output; available: speaker")
+        for op in [Operation.connectPort, .disconnectPort] {
+            #expect(
+                reply(op, "headphone")
+                    == ErrorBody(
+                        code: "badField",
+                        message: "port: 'headphone' is not a port; expected an output (\(outputs)) or an input (\(inputs))",
+                        field: "port"
+                    )
+            )
+            #expect(reply(op, "")?.code == "badField")
+        }
+        #expect(core.engine.availablePorts.outputs == [.speaker] && core.engine.availablePorts.inputs == [.builtInMic])
+        #expect(core.engine.availablePorts.selection == nil)
+    }
+
     @Test func streamsFindTheirSessionByIdThenByProcessThenByRules() {
         var core = Self.core()
         _ = core.handle(.request(Self.music, Self.request(.hello)))

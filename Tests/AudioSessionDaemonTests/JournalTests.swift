@@ -58,7 +58,7 @@ import Testing
     @Test func theEventLogIsBoundedAndCutLinesAreReportedAndSkipped() throws {
         let directory = FileManager.default.temporaryDirectory.path + "/journal-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let state = try #require(StateDirectory.open(directory, logger: Logger(label: "test")))
+        let state = try #require(try StateDirectory.open(directory, logger: Logger(label: "test")))
         var keeper = StateKeeper(
             directory: state,
             settings: StateSettings(),

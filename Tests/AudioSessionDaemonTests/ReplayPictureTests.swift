@@ -128,7 +128,7 @@ import Testing
     /// `journal export --svg`: a daemon's event log, exported and drawn.
     @Test func aJournalExportIsDrawnToo() throws {
         let folder = try PictureFolder()
-        let state = try #require(StateDirectory.open(folder.path + "/state", logger: Logger(label: "test")))
+        let state = try #require(try StateDirectory.open(folder.path + "/state", logger: Logger(label: "test")))
         var keeper = StateKeeper(
             directory: state,
             settings: StateSettings(),

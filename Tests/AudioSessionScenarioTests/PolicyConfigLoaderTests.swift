@@ -193,6 +193,38 @@ import Testing
         #expect(error.issues.contains { $0.field == "alsa.jacks.ports[1].jack" && $0.problem == "missing" })
     }
 
+    /// Every place a port is named in the daemon's configuration (port rules for outputs and for inputs, jack
+    /// rules) takes only POLICY section 4's names, and the error lists the names that place takes.
+    @Test func everyPortInTheConfigurationIsAKnownPortOfItsDirection() throws {
+        let error = try #require(throws: ConfigurationError.self) {
+            try DaemonConfigurationLoader.parse(
+                yaml: """
+                    ports:
+                      outputs:
+                        - { match: { sink.name: x }, port: builtInMic }
+                        - { port: speakers }
+                      inputs:
+                        - { port: hdmi }
+                    alsa:
+                      jacks: { card: hw:1, ports: [ { jack: "*Mic*", port: mic }, { jack: "*HP*", port: 3 } ] }
+
+                    """,
+                file: "daemon.yaml"
+            )
+        }
+        let outputs = "speaker, receiver, headphones, headset, bluetoothA2DP, bluetoothHFP, usbAudio, hdmi, lineOut, carAudio"
+        let every = "\(outputs), builtInMic, headsetMic, lineIn"
+        #expect(
+            error.issues.map(\.description) == [
+                "daemon.yaml:3:40: ports.outputs[1].port: 'builtInMic' is not an output port; expected one of: \(outputs)",
+                "daemon.yaml:4:15: ports.outputs[2].port: 'speakers' is not an output port; did you mean 'speaker'? expected one of: \(outputs)",
+                "daemon.yaml:6:15: ports.inputs[1].port: 'hdmi' is not an input port; expected one of: bluetoothHFP, usbAudio, builtInMic, headsetMic, lineIn",
+                "daemon.yaml:8:56: alsa.jacks.ports[1].port: 'mic' is not a port; expected one of: \(every)",
+                "daemon.yaml:8:85: alsa.jacks.ports[2].port: '3' is not a port; expected one of: \(every)",
+            ]
+        )
+    }
+
     @Test func aValueOfTheWrongTypeNamesWhatWasFoundAndWhatIsExpected() throws {
         let issue = try loadIssue("duckLevel: loud\n")
         #expect(
