@@ -10,6 +10,9 @@ enum LiveReplayGate {
         if scenario.steps.contains(where: { $0.action == .mediaServicesLost || $0.action == .mediaServicesReset }) {
             return "needs to kill the sound server (mediaServices steps)"
         }
+        if let player = scenario.sessions.first(where: \.isMediaPlayer) {
+            return "players need MPRIS; not live yet (\(player.name) is declared mediaPlayer: true)"
+        }
         var daemonTimes = daemonConfig
         daemonTimes.graceMs = daemonConfig.graceMs / max(1, timeScale)
         let differences = differences(scenario.config, daemonTimes)
@@ -37,6 +40,9 @@ enum LiveReplayGate {
         if wanted.duckLevel != daemon.duckLevel { found.append("duckLevel: \(wanted.duckLevel)") }
         if wanted.duckFadeMs != daemon.duckFadeMs { found.append("duckFadeMs: \(wanted.duckFadeMs)") }
         if wanted.graceMs != daemon.graceMs { found.append("graceMs: \(wanted.graceMs)") }
+        if wanted.playerTimeoutMs != daemon.playerTimeoutMs {
+            found.append("playerTimeoutMs: \(wanted.playerTimeoutMs)")
+        }
         if wanted.callExemptApps != daemon.callExemptApps {
             found.append("callExemptApps: [\(wanted.callExemptApps.joined(separator: ", "))]")
         }

@@ -94,6 +94,12 @@ struct DaemonCore: Sendable {
                 effects.append(.startTimer(timer, milliseconds: milliseconds))
             case .cancelTimer(let timer):
                 effects.append(.cancelTimer(timer))
+            case .pausePlayer(let session, let reason), .playPlayer(let session, let reason):
+                // The daemon finds no players yet (MPRIS is not wired), so it never declares a session a player
+                // and the engine never asks this. Should it, nothing pauses the player: its stream stays muted by
+                // the verdict already sent, and the engine's player timeout then treats it as an ordinary unaware
+                // app (P6).
+                effects.append(.log("\(name(of: session)): \(action) not carried out, players are not driven yet (MPRIS is not wired); muted as an unaware app (P6): \(explainer.describe(reason))"))
             }
         }
         return outcome
