@@ -123,7 +123,7 @@ extension PolicyEngine {
         guard let waiting = sessions[cause]?.interrupting, !waiting.isEmpty else { return }
         modify(cause) { $0.interrupting = [] }
         var resumed: [SessionID] = []
-        var playersToPlay: Set<SessionID> = []
+        var pausesToUndo: [SessionID: DaemonPause] = [:]
         for id in waiting.sorted() {
             guard var interruption = sessions[id]?.interruption else { continue }
             interruption.causes.removeAll { $0 == cause }
@@ -137,15 +137,19 @@ extension PolicyEngine {
             modify(id) { $0.interruption = nil }
             setState(id, .inactive, reason)
             notify(id, .interruptionEnded(shouldResume: shouldResume), reason)
-            if settleInterruptionPause(of: id, shouldResume: shouldResume) {
+            if let pause = settleInterruptionPause(of: id, shouldResume: shouldResume) {
                 resumed.append(id)
-                playersToPlay.insert(id)
+                pausesToUndo[id] = pause
             } else if shouldResume, sessions[id]?.unaware != nil, hasRunningStream(id) {
                 resumed.append(id)
             }
         }
         for id in resumed {
-            if playersToPlay.contains(id) { resumePlayer(id, after: cause) } else { _ = activate(id, rule: .U3) }
+            if let pause = pausesToUndo[id] {
+                resumePlayer(id, undoing: pause, after: cause)
+            } else {
+                _ = activate(id, rule: .U3)
+            }
         }
     }
 

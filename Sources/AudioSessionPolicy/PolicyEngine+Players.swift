@@ -13,6 +13,7 @@ extension PolicyEngine {
     /// timeout (P6). Its stream is already silent (O2, O3). A pause for route loss outranks one for an
     /// interruption, since it is never undone (P4). M1: with the sound server gone there is nothing to pause.
     mutating func askPlayerToPause(_ id: SessionID, cause: DaemonPause.Cause, reason: Reason) {
+        if cause == .interruption { keepPausedIfNotPlayedYet(id) }
         guard mediaServicesLoss == nil, let player = answeringPlayer(id), hasRunningOutput(id),
             let session = sessions[id]
         else { return }
@@ -67,22 +68,32 @@ extension PolicyEngine {
         sessions[id]?.unaware?.player?.daemonPause?.cause == .interruption
     }
 
-    /// P3: the interruption of a player the daemon paused for it ended. Returns whether the daemon should activate
-    /// the session and play the player; in every case the daemon's pause is settled.
-    mutating func settleInterruptionPause(of id: SessionID, shouldResume: Bool) -> Bool {
+    /// P3: the interruption of a player the daemon paused for it ended. Returns the pause to undo when the daemon
+    /// should activate the session and play the player; in every case the daemon's pause is settled.
+    mutating func settleInterruptionPause(of id: SessionID, shouldResume: Bool) -> DaemonPause? {
         guard let pause = sessions[id]?.unaware?.player?.daemonPause, pause.cause == .interruption else {
-            return false
+            return nil
         }
         dropDaemonPause(of: id)
-        return shouldResume && !pause.portLost
+        return shouldResume && !pause.portLost ? pause : nil
     }
 
-    /// P3: activate the session as U3 does and, if that succeeds, play the player. A player that never plays
-    /// leaves an idle session, which the grace period ends (section 6).
-    mutating func resumePlayer(_ id: SessionID, after cause: SessionID) {
+    /// P3: activate the session as U3 does and, if that succeeds, play the player (at the end of the event). A
+    /// player that never plays leaves an idle session, which the grace period ends (section 6).
+    mutating func resumePlayer(_ id: SessionID, undoing pause: DaemonPause, after cause: SessionID) {
         guard activate(id, rule: .P3) == nil else { return }
-        effects.playerActions.append(.playPlayer(id, Reason(.P3, event: eventNumber, session: cause)))
+        var undone = pause
+        undone.timeout = nil
+        effects.playersToPlay[id] = (Reason(.P3, event: eventNumber, session: cause), undone)
         startGraceIfIdle(id)
+    }
+
+    /// A player played again by P3 that the same event interrupts again (another session resumed after it takes
+    /// over) is not played: it stays paused by the daemon, now for the new interruption.
+    private mutating func keepPausedIfNotPlayedYet(_ id: SessionID) {
+        guard let play = effects.playersToPlay.removeValue(forKey: id) else { return }
+        modify(id) { $0.unaware?.player?.daemonPause = play.undoing }
+        if let grace = sessions[id]?.unaware?.graceTimer { cancelGraceTimer(grace) }
     }
 
     /// P6: the player did not pause in time. From now on it is an ordinary unaware app: its stream stays running,

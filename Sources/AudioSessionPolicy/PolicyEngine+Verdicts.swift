@@ -72,6 +72,9 @@ extension PolicyEngine {
             for (id, verdict) in verdictChanges { actions.append(.setStream(id, verdict)) }
         }
         actions.append(contentsOf: effects.playerActions)
+        for (id, play) in effects.playersToPlay.sorted(by: { $0.key < $1.key }) where sessions[id]?.isActive == true {
+            actions.append(.playPlayer(id, play.reason))
+        }
         actions.append(contentsOf: effects.timerActions)
         return actions
     }

@@ -93,8 +93,11 @@ struct EventEffects: Sendable {
     /// Sessions whose streams must be judged again.
     var touchedSessions: Set<SessionID> = []
     var timerActions: [PolicyAction] = []
-    /// Pause and play commands for players (section 6b).
+    /// Pause commands for players (section 6b).
     var playerActions: [PolicyAction] = []
+    /// Players to play at the end of the event (P3), unless the event interrupts them again first; with the
+    /// pause being undone, to keep should that happen.
+    var playersToPlay: [SessionID: (reason: Reason, undoing: DaemonPause)] = [:]
     /// Set when every stream's port may have moved (a port event).
     var routesMayHaveChanged = false
 
@@ -103,6 +106,7 @@ struct EventEffects: Sendable {
         touchedSessions.removeAll(keepingCapacity: true)
         timerActions.removeAll(keepingCapacity: true)
         playerActions.removeAll(keepingCapacity: true)
+        playersToPlay.removeAll(keepingCapacity: true)
         routesMayHaveChanged = false
     }
 }

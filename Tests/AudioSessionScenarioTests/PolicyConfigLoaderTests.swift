@@ -102,11 +102,11 @@ import Testing
         #expect(
             issue.message
                 == "graceMS: unknown key; did you mean 'graceMs'? expected one of: duckLevel, duckFadeMs, graceMs,"
-                + " callExemptApps, rules"
+                + " playerTimeoutMs, callExemptApps, rules"
         )
         let far = try loadIssue("volume: 0.5\n")
         #expect(
-            far.message == "volume: unknown key; expected one of: duckLevel, duckFadeMs, graceMs, callExemptApps, rules"
+            far.message == "volume: unknown key; expected one of: duckLevel, duckFadeMs, graceMs, playerTimeoutMs, callExemptApps, rules"
         )
     }
 
@@ -140,7 +140,7 @@ import Testing
             error.description == """
                 policy.yaml:2:15: rules[1].category: 'playbak' is not a category; did you mean 'playback'? expected one of: ambient, soloAmbient, playback, record, playAndRecord, audioProcessing
                 policy.yaml:3:10: graceMs: -3 is negative; expected a whole number of milliseconds, 0 or more
-                policy.yaml:4:1: duckLevle: unknown key; did you mean 'duckLevel'? expected one of: duckLevel, duckFadeMs, graceMs, callExemptApps, rules
+                policy.yaml:4:1: duckLevle: unknown key; did you mean 'duckLevel'? expected one of: duckLevel, duckFadeMs, graceMs, playerTimeoutMs, callExemptApps, rules
                 policy.yaml:5:24: callExemptApps[2]: no value is given; expected a string
                 policy.yaml:6:13: duckFadeMs: 'fast' is not a whole number; expected a whole number of milliseconds, 0 or more
                 policy.yaml: 5 errors
