@@ -85,6 +85,26 @@ import Testing
         #expect(engine.snapshot(of: Self.radio)?.state == .inactive)
     }
 
+    /// P5: the user pressing play during the call settles the daemon's pause: the stream runs silent, and when
+    /// the call ends U3 activates the session as for any unaware app; the daemon sends no play of its own.
+    @Test func theUserPlayingDuringTheCallIsNotPlayedAgainByTheDaemon() {
+        var engine = Self.playerAndPhone()
+        _ = engine.handle(Self.started())  // 3
+        _ = engine.handle(.activate(Self.phone))  // 4
+        _ = engine.handle(.streamPaused(Self.radioOut))  // 5: obeyed
+        let pressed = engine.handle(Self.started())  // 6: the user presses play
+        #expect(pressed.error?.code == .insufficientPriority)
+        #expect(pressed.actions.allSatisfy { if case .pausePlayer = $0 { false } else { true } })
+        #expect(engine.snapshot(of: Self.radio)?.output == .silent)
+        #expect(
+            engine.actions(.deactivate(Self.phone, notifyOthers: true)) == [
+                .notify(Self.radio, .interruptionEnded(shouldResume: true), Reason(.D3, event: 7, session: Self.phone)),
+                .setStream(Self.radioOut, StreamVerdict(level: .audible, port: .speaker, reason: Reason(.O8))),
+            ]
+        )
+        #expect(engine.snapshot(of: Self.radio)?.stateReason.rule == .U3)
+    }
+
     /// P1 and P4: a pause for route loss comes after the verdict that stops the stream; obeyed, it starts the
     /// grace (unlike a pause for an interruption), and nothing ever plays the player again.
     @Test func anUnplugPausesThePlayerForGood() {
