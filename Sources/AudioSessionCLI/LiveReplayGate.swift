@@ -7,11 +7,11 @@ enum LiveReplayGate {
     /// Why `scenario` cannot run against a daemon that runs with `daemonConfig`; nil when it can.
     /// With `timeScale`, the daemon's timers are that many times the scenario's.
     static func reasonToSkip(_ scenario: Scenario, daemonConfig: PolicyConfig, timeScale: Int = 1) -> String? {
-        if scenario.steps.contains(where: { $0.action == .mediaServicesLost || $0.action == .mediaServicesReset }) {
-            return "needs to kill the sound server (mediaServices steps)"
-        }
         if let player = scenario.sessions.first(where: \.isMediaPlayer) {
             return "players need MPRIS; not live yet (\(player.name) is declared mediaPlayer: true)"
+        }
+        if scenario.steps.contains(where: { $0.action == .mediaServicesLost || $0.action == .mediaServicesReset }) {
+            return "needs to kill the sound server (mediaServices steps)"
         }
         var daemonTimes = daemonConfig
         daemonTimes.graceMs = daemonConfig.graceMs / max(1, timeScale)
