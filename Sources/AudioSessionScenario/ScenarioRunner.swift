@@ -93,7 +93,9 @@ public struct ScenarioRunner {
         return errors
     }
 
-    private mutating func handle(_ event: PolicyEvent, step: Step, players obeyed: inout [PolicyEvent]) -> PolicyError? {
+    private mutating func handle(_ event: PolicyEvent, step: Step, players obeyed: inout [PolicyEvent])
+        -> PolicyError?
+    {
         let outcome = engine.handle(event)
         stepOfEvent[engine.eventNumber] = step.number
         for action in outcome.actions {

@@ -60,7 +60,11 @@ import Testing
     @Test func aPlayerThatDoesNotAnswerIsNeverAskedAgain() {
         var engine = Self.playerAndPhone()
         _ = engine.handle(Self.started())  // 3
-        #expect(engine.actions(.activate(Self.phone)).contains(.pausePlayer(Self.radio, Reason(.P1, event: 4, session: Self.phone))))
+        #expect(
+            engine.actions(.activate(Self.phone)).contains(
+                .pausePlayer(Self.radio, Reason(.P1, event: 4, session: Self.phone))
+            )
+        )
         #expect(engine.actions(.timerFired(TimerID(rawValue: 1))) == [])  // 5: the timeout, P6
         let ended = engine.actions(.deactivate(Self.phone, notifyOthers: true))  // U3: its stream still runs
         #expect(!ended.contains { if case .playPlayer = $0 { true } else { false } })
@@ -69,7 +73,9 @@ import Testing
         #expect(!again.contains { if case .pausePlayer = $0 { true } else { false } })
         #expect(engine.snapshot(of: Self.radio)?.output == .silent)
         // A pause that arrives late is the user's: it starts the grace, as section 6 says.
-        #expect(engine.actions(.streamPaused(Self.radioOut)).contains(.startTimer(TimerID(rawValue: 2), milliseconds: 500)))
+        #expect(
+            engine.actions(.streamPaused(Self.radioOut)).contains(.startTimer(TimerID(rawValue: 2), milliseconds: 500))
+        )
     }
 
     /// P2, P3: the user stopping the player (its stream gone) during the call is the user acting on it: the
@@ -81,7 +87,11 @@ import Testing
         _ = engine.handle(.streamPaused(Self.radioOut))  // 5: obeyed
         #expect(engine.actions(.streamRemoved(Self.radioOut)) == [.startTimer(TimerID(rawValue: 2), milliseconds: 500)])
         let ended = engine.actions(.deactivate(Self.phone, notifyOthers: true))
-        #expect(ended == [.notify(Self.radio, .interruptionEnded(shouldResume: true), Reason(.D3, event: 7, session: Self.phone))])
+        #expect(
+            ended == [
+                .notify(Self.radio, .interruptionEnded(shouldResume: true), Reason(.D3, event: 7, session: Self.phone))
+            ]
+        )
         #expect(engine.snapshot(of: Self.radio)?.state == .inactive)
     }
 
@@ -113,7 +123,11 @@ import Testing
         let lost = Reason(.R4, event: 4, port: .headphones)
         #expect(
             engine.actions(.portDisconnected(.headphones)) == [
-                .notify(Self.radio, .routeChange(.oldDeviceUnavailable, previous: Route(output: .headphones, input: nil)), lost),
+                .notify(
+                    Self.radio,
+                    .routeChange(.oldDeviceUnavailable, previous: Route(output: .headphones, input: nil)),
+                    lost
+                ),
                 .setStream(Self.radioOut, StreamVerdict(level: .silent, port: .speaker, reason: lost)),
                 .pausePlayer(Self.radio, Reason(.P1, event: 4, port: .headphones)),
                 .startTimer(TimerID(rawValue: 1), milliseconds: 250),
@@ -125,7 +139,9 @@ import Testing
             ]
         )
         _ = engine.handle(.timerFired(TimerID(rawValue: 2)))  // U2: inactive
-        #expect(engine.actions(.portConnected(.headphones)).allSatisfy { if case .playPlayer = $0 { false } else { true } })
+        #expect(
+            engine.actions(.portConnected(.headphones)).allSatisfy { if case .playPlayer = $0 { false } else { true } }
+        )
         #expect(engine.snapshot(of: Self.radio)?.mediaPlayer == .paused)
     }
 
@@ -133,7 +149,12 @@ import Testing
     /// `mediaPlayer` state.
     @Test func anUnawareAppThatIsNoPlayerIsOnlyMuted() {
         var engine = PolicyEngine()
-        _ = engine.handle(.sessionCreated(Self.radio, SessionDeclaration(appName: "radio", unawareStreamProperties: ["media.role": "music"])))
+        _ = engine.handle(
+            .sessionCreated(
+                Self.radio,
+                SessionDeclaration(appName: "radio", unawareStreamProperties: ["media.role": "music"])
+            )
+        )
         _ = engine.handle(.sessionCreated(Self.phone, T.app("phone", .playAndRecord, mode: .voiceChat, call: true)))
         _ = engine.handle(Self.started())
         let actions = engine.actions(.activate(Self.phone))

@@ -227,7 +227,10 @@ import Testing
             Self.valid.replacingOccurrences(
                 of: "music: { category: playback }",
                 with: "music: { stream: { media.role: music } }"
-            ).replacingOccurrences(of: "  - activate: music", with: "  - play: music\n  - expect: { sessions: { music: { mediaPlayer: playing } } }")
+            ).replacingOccurrences(
+                of: "  - activate: music",
+                with: "  - play: music\n  - expect: { sessions: { music: { mediaPlayer: playing } } }"
+            )
         )
         #expect(error.location == .init(file: "bad.yaml", line: 7, column: 36))
         #expect(error.message.contains("'mediaPlayer' is checked only for a player"))
@@ -238,7 +241,10 @@ import Testing
             Self.valid.replacingOccurrences(
                 of: "music: { category: playback }",
                 with: "music: { stream: { media.role: music }, mediaPlayer: true }"
-            ).replacingOccurrences(of: "  - activate: music", with: "  - play: music\n  - expect: { sessions: { music: { mediaPlayer: stopped } } }")
+            ).replacingOccurrences(
+                of: "  - activate: music",
+                with: "  - play: music\n  - expect: { sessions: { music: { mediaPlayer: stopped } } }"
+            )
         )
         #expect(error.location == .init(file: "bad.yaml", line: 7, column: 49))
         #expect(error.message.contains("'stopped' is not a player state; expected one of: playing, paused"))
@@ -249,7 +255,10 @@ import Testing
             yaml: Self.valid.replacingOccurrences(
                 of: "music: { category: playback }",
                 with: "music: { stream: { media.role: music }, mediaPlayer: true, answers: false }"
-            ).replacingOccurrences(of: "  - activate: music", with: "  - play: music\n  - expect: { sessions: { music: { mediaPlayer: paused } } }"),
+            ).replacingOccurrences(
+                of: "  - activate: music",
+                with: "  - play: music\n  - expect: { sessions: { music: { mediaPlayer: paused } } }"
+            ),
             file: "ok.yaml"
         )
         #expect(scenario.sessions[0].isMediaPlayer)
