@@ -52,6 +52,7 @@ import Testing
             yaml: """
                 duckLevel: 0.5
                 graceMs: 0
+                playerTimeoutMs: 1000
                 callExemptApps: [Orca]
                 rules:
                   - match: { application.name: [Orca, Speakup], media.role: a11y }
@@ -66,6 +67,7 @@ import Testing
         #expect(config.duckLevel == 0.5)
         #expect(config.duckFadeMs == PolicyConfig.standard.duckFadeMs)
         #expect(config.graceMs == 0)
+        #expect(config.playerTimeoutMs == 1000)
         #expect(config.callExemptApps == ["Orca"])
         #expect(
             config.rules == [
@@ -221,6 +223,12 @@ import Testing
         let issue = try loadIssue("graceMs: -1\n")
         #expect(issue.location == at(1, 10))
         #expect(issue.message.contains("graceMs: -1 is negative"))
+    }
+
+    @Test func negativePlayerTimeoutIsAnIssue() throws {
+        let issue = try loadIssue("playerTimeoutMs: -250\n")
+        #expect(issue.location == at(1, 18))
+        #expect(issue.message.contains("playerTimeoutMs: -250 is negative"))
     }
 
     @Test func ruleWithoutCategoryIsAnIssue() throws {
