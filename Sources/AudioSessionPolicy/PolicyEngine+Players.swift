@@ -47,16 +47,17 @@ extension PolicyEngine {
         dropDaemonPause(of: id)
     }
 
-    /// A player's output stream paused or went away. With a pause of the daemon's waiting and no output left
-    /// running, the player has obeyed: a pause for an interruption waits for its end without the grace timer
-    /// (P2); one for route loss is the app's own from now on (P4, the caller starts the grace). Otherwise the
-    /// user paused or stopped the player, and the daemon's pause is forgotten (P2, P3).
+    /// A player's output stream paused or went away. While a pause of the daemon's is waited for, the player has
+    /// obeyed once no output of it runs: a pause for an interruption then waits for its end without the grace
+    /// timer (P2); one for route loss is the app's own from then on (P4: the caller starts the grace). Otherwise
+    /// the user paused or stopped the player, and the daemon's pause is forgotten (P2, P3).
     mutating func playerStopped(_ id: SessionID) {
         guard let pause = sessions[id]?.unaware?.player?.daemonPause else { return }
-        guard let timeout = pause.timeout, !hasRunningOutput(id) else {
+        guard let timeout = pause.timeout else {
             dropDaemonPause(of: id)
             return
         }
+        guard !hasRunningOutput(id) else { return }
         cancelPlayerTimer(timeout)
         if pause.cause == .routeLoss {
             modify(id) { $0.unaware?.player?.daemonPause = nil }
