@@ -11,8 +11,8 @@ import Testing
         var steps = 0
         for seed in 1...UInt64(Self.runs) {
             var checker = InvariantChecker()
-            let log = Self.replay(seed: seed, steps: Self.stepsPerRun) { engine, step, event, obeys, actions in
-                checker.check(engine, after: event, obeysThePlayer: obeys, actions: actions, step: step)
+            let log = Self.replay(seed: seed, steps: Self.stepsPerRun) { engine, step, event, source, actions in
+                checker.check(engine, after: event, from: source, actions: actions, step: step)
             }
             steps += log.count
             if !checker.violations.isEmpty {
@@ -32,11 +32,11 @@ import Testing
     }
 
     /// Creates the sessions of `seed` and feeds `steps` random events, returning every outcome. `afterEach` gets
-    /// the engine, the step, the event, whether it was a player obeying the daemon, and the event's actions.
+    /// the engine, the step, the event, the source that made it, and the event's actions.
     static func replay(
         seed: UInt64,
         steps: Int,
-        afterEach: (PolicyEngine, Int, PolicyEvent, Bool, [PolicyAction]) -> Void
+        afterEach: (PolicyEngine, Int, PolicyEvent, RandomEventSource, [PolicyAction]) -> Void
     ) -> [PolicyOutcome] {
         var source = RandomEventSource(seed: seed)
         var engine = PolicyEngine(outputs: [.receiver, .speaker], inputs: [.builtInMic])
@@ -47,7 +47,7 @@ import Testing
             let outcome = engine.handle(event)
             source.observe(outcome.actions)
             outcomes.append(outcome)
-            afterEach(engine, step, event, source.lastEventObeysThePlayer, outcome.actions)
+            afterEach(engine, step, event, source, outcome.actions)
         }
         return outcomes
     }
@@ -65,12 +65,12 @@ struct InvariantChecker {
     mutating func check(
         _ engine: PolicyEngine,
         after event: PolicyEvent,
-        obeysThePlayer: Bool,
+        from source: RandomEventSource,
         actions: [PolicyAction],
         step: Int
     ) {
         func fail(_ text: String) { violations.append("step \(step): \(text)") }
-        checkPlayers(engine, after: event, obeysThePlayer: obeysThePlayer, actions: actions, step: step)
+        checkPlayers(engine, after: event, from: source, actions: actions, step: step)
         for action in actions {
             guard case .notify(let id, let notification, _) = action else { continue }
             switch notification {
@@ -122,16 +122,17 @@ struct InvariantChecker {
 
 extension InvariantChecker {
     /// Section 6b: the daemon pauses only a playing player whose stream it has just silenced, plays only a player
-    /// whose session is active, and never plays a player the user paused.
+    /// whose session is active, and never plays a player the user paused. (Only a player that answers can be held
+    /// to the last: a user's pause while the daemon's is unanswered is taken for the answer, POLICY-NOTES.md.)
     fileprivate mutating func checkPlayers(
         _ engine: PolicyEngine,
         after event: PolicyEvent,
-        obeysThePlayer: Bool,
+        from source: RandomEventSource,
         actions: [PolicyAction],
         step: Int
     ) {
         func fail(_ text: String) { violations.append("step \(step): \(text)") }
-        if !obeysThePlayer {
+        if !source.lastEventObeysThePlayer {
             switch event {
             case .streamPaused(let stream), .streamRemoved(let stream):
                 if stream.rawValue % 2 == 0 { pausedByTheUser.insert(SessionID(stream.rawValue / 2)) }
@@ -152,7 +153,9 @@ extension InvariantChecker {
                 if snapshot.output != .silent { fail("\(session) was asked to pause while \(snapshot.output) (P1)") }
             case .playPlayer(let session, _):
                 if engine.snapshot(of: session)?.state != .active { fail("\(session) was played while not active") }
-                if pausedByTheUser.contains(session) { fail("\(session) was played although the user paused it") }
+                if pausedByTheUser.contains(session), source.answeringPlayers.contains(session) {
+                    fail("\(session) was played although the user paused it")
+                }
             default: break
             }
         }
