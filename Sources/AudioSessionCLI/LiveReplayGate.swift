@@ -7,6 +7,9 @@ enum LiveReplayGate {
     /// Why `scenario` cannot run against a daemon that runs with `daemonConfig`; nil when it can.
     /// With `timeScale`, the daemon's timers are that many times the scenario's.
     static func reasonToSkip(_ scenario: Scenario, daemonConfig: PolicyConfig, timeScale: Int = 1) -> String? {
+        if let player = scenario.sessions.first(where: \.isMediaPlayer) {
+            return "players need MPRIS; not live yet (\(player.name) is declared mediaPlayer: true)"
+        }
         if scenario.steps.contains(where: { $0.action == .mediaServicesLost || $0.action == .mediaServicesReset }) {
             return "needs to kill the sound server (mediaServices steps)"
         }
@@ -37,6 +40,9 @@ enum LiveReplayGate {
         if wanted.duckLevel != daemon.duckLevel { found.append("duckLevel: \(wanted.duckLevel)") }
         if wanted.duckFadeMs != daemon.duckFadeMs { found.append("duckFadeMs: \(wanted.duckFadeMs)") }
         if wanted.graceMs != daemon.graceMs { found.append("graceMs: \(wanted.graceMs)") }
+        if wanted.playerTimeoutMs != daemon.playerTimeoutMs {
+            found.append("playerTimeoutMs: \(wanted.playerTimeoutMs)")
+        }
         if wanted.callExemptApps != daemon.callExemptApps {
             found.append("callExemptApps: [\(wanted.callExemptApps.joined(separator: ", "))]")
         }

@@ -94,6 +94,18 @@ struct DaemonCore: Sendable {
                 effects.append(.startTimer(timer, milliseconds: milliseconds))
             case .cancelTimer(let timer):
                 effects.append(.cancelTimer(timer))
+            case .pausePlayer(let session, let reason), .playPlayer(let session, let reason):
+                // The daemon finds no players yet (MPRIS is not wired), so it never declares a session a player
+                // and the engine never asks this. Should it, nothing is sent: a player left playing stays muted by
+                // the verdict already sent and the engine's player timeout makes it an ordinary unaware app (P6);
+                // a player left paused keeps an idle session, which the grace period ends.
+                let (command, consequence) =
+                    if case .pausePlayer = action {
+                        ("pause", "its stream stays muted, as an unaware app's (P6)")
+                    } else {
+                        ("play", "it stays paused")
+                    }
+                effects.append(.log("\(name(of: session)): \(command) not sent, players are not driven yet (MPRIS is not wired); \(consequence): \(explainer.describe(reason))"))
             }
         }
         return outcome

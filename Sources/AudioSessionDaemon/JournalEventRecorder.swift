@@ -46,7 +46,7 @@ struct JournalEventRecorder: Sendable {
             case .cancelTimer(let timer):
                 timers[timer] = nil
                 cancelled.append(timer.rawValue)
-            case .setStream:
+            case .setStream, .pausePlayer, .playPlayer:
                 break
             }
         }

@@ -6,6 +6,12 @@ public enum PolicyAction: Hashable, Sendable {
     /// Call back with `timerFired` after this many milliseconds.
     case startTimer(TimerID, milliseconds: Int)
     case cancelTimer(TimerID)
+    /// P1: pause this player (section 6b). Its stream is already muted; the player has paused once its output
+    /// stream stops running (`streamPaused` or `streamRemoved`). A timer of `playerTimeoutMs` comes with it: if it
+    /// fires first, the player is treated as an ordinary unaware app (P6).
+    case pausePlayer(SessionID, Reason)
+    /// P3: play this player again; its session is already active. It has played once its output stream runs.
+    case playPlayer(SessionID, Reason)
 }
 
 /// What a session is told (POLICY section 2, 4 and 5).

@@ -7,6 +7,8 @@ public struct PolicyConfig: Hashable, Sendable {
     public var duckFadeMs: Int
     /// U2: how long an unaware app's session stays active after its last stream paused or went away.
     public var graceMs: Int
+    /// P6: how long a player has to pause when the daemon asks; one that takes longer is muted instead.
+    public var playerTimeoutMs: Int
     /// A2: apps that may activate during a call (a screen reader, say).
     public var callExemptApps: [String]
     /// U1: how unaware apps are classified; the first rule that matches wins.
@@ -16,12 +18,14 @@ public struct PolicyConfig: Hashable, Sendable {
         duckLevel: Double = 0.25,
         duckFadeMs: Int = 200,
         graceMs: Int = 500,
+        playerTimeoutMs: Int = 250,
         callExemptApps: [String] = [],
         rules: [ClassificationRule] = ClassificationRule.standard
     ) {
         self.duckLevel = duckLevel
         self.duckFadeMs = duckFadeMs
         self.graceMs = graceMs
+        self.playerTimeoutMs = playerTimeoutMs
         self.callExemptApps = callExemptApps
         self.rules = rules
     }

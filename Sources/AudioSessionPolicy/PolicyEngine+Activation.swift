@@ -77,6 +77,7 @@ extension PolicyEngine {
         }
         setState(victim, .interrupted, reason)
         notify(victim, .interruptionBegan, reason)
+        askPlayerToPause(victim, cause: .interruption, reason: Reason(.P1, event: eventNumber, session: cause))
         modify(cause) { $0.interrupting.append(victim) }
         let replacement = Reason(.D4, event: eventNumber, session: cause)
         for waiting in inherited where waiting != cause {
@@ -117,11 +118,12 @@ extension PolicyEngine {
     }
 
     /// D3: `cause` is no longer active. Each interruption it held ends once no cause is left; an unaware
-    /// app told to resume is activated again (U3).
+    /// app told to resume is activated again (U3), a player the daemon paused is played again (P3).
     mutating func endInterruptions(causedBy cause: SessionID, notifiedOthers: Bool) {
         guard let waiting = sessions[cause]?.interrupting, !waiting.isEmpty else { return }
         modify(cause) { $0.interrupting = [] }
         var resumed: [SessionID] = []
+        var pausesToUndo: [SessionID: DaemonPause] = [:]
         for id in waiting.sorted() {
             guard var interruption = sessions[id]?.interruption else { continue }
             interruption.causes.removeAll { $0 == cause }
@@ -135,10 +137,19 @@ extension PolicyEngine {
             modify(id) { $0.interruption = nil }
             setState(id, .inactive, reason)
             notify(id, .interruptionEnded(shouldResume: shouldResume), reason)
-            if shouldResume, sessions[id]?.unaware != nil, hasRunningStream(id) { resumed.append(id) }
+            if let pause = settleInterruptionPause(of: id, shouldResume: shouldResume) {
+                resumed.append(id)
+                pausesToUndo[id] = pause
+            } else if shouldResume, sessions[id]?.unaware != nil, hasRunningStream(id) {
+                resumed.append(id)
+            }
         }
         for id in resumed {
-            _ = activate(id, rule: .U3)
+            if let pause = pausesToUndo[id] {
+                resumePlayer(id, undoing: pause, after: cause)
+            } else {
+                _ = activate(id, rule: .U3)
+            }
         }
     }
 

@@ -55,7 +55,8 @@ extension PolicyEngine {
             routeReason: outputRoute?.reason,
             isOtherAudioPlaying: isOtherAudioPlaying(for: id),
             secondaryAudioShouldBeSilencedHint: secondaryAudioHint(session, sources: indexes.nonmixableWithOutput),
-            interruptedBy: session.interruption?.causes ?? []
+            interruptedBy: session.interruption?.causes ?? [],
+            mediaPlayer: mediaPlayerState(of: session)
         )
     }
 

@@ -53,16 +53,25 @@ extension PolicyEngine {
         return nil
     }
 
-    /// R4: also stops the running output streams of `playback` sessions that were routed to the lost port.
+    /// R4: also stops the running output streams of `playback` sessions that were routed to the lost port, and
+    /// has the players among them paused (P1).
     mutating func disconnect(_ port: Port) -> PolicyError? {
         guard ports.isAvailable(port) else { return nil }
         let stop = RouteLoss(event: eventNumber, port: port)
+        notePlayersPortLost(port)
         for id in sessions.keys.sorted() {
             guard let session = sessions[id], session.category == .playback,
                 outputRoute(of: session)?.port == port
             else { continue }
+            var stopped = false
             for stream in session.streams where streams[stream]?.direction == .output {
-                if streams[stream]?.isRunning == true { streams[stream]!.stoppedByRouteLoss = stop }
+                if streams[stream]?.isRunning == true {
+                    streams[stream]!.stoppedByRouteLoss = stop
+                    stopped = true
+                }
+            }
+            if stopped {
+                askPlayerToPause(id, cause: .routeLoss, reason: Reason(.P1, event: eventNumber, port: port))
             }
         }
         changePorts(reason: .oldDeviceUnavailable, rule: .R4, port: port) { $0.disconnect(port) }

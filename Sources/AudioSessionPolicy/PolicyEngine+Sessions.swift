@@ -15,7 +15,10 @@ extension PolicyEngine {
             mode = rule?.mode ?? .default
             options = rule?.options ?? []
             isCall = rule?.isCall ?? false
-            unaware = UnawareBehaviour(endsWithNotifyOthers: rule?.endsWithNotifyOthers ?? false)
+            unaware = UnawareBehaviour(
+                endsWithNotifyOthers: rule?.endsWithNotifyOthers ?? false,
+                player: declaration.isMediaPlayer ? PlayerRecord() : nil
+            )
         }
         if let error = illegalCategory(category, mode: mode, options: options, session: id) { return error }
         let session = SessionRecord(
@@ -60,6 +63,7 @@ extension PolicyEngine {
         }
         leaveInterruption(of: id)
         if let timer = session.unaware?.graceTimer { cancelGraceTimer(timer) }
+        dropDaemonPause(of: id)
         for stream in session.streams { streams[stream] = nil }
         overriddenSessions.remove(id)
         indexes.remove(id)
@@ -143,6 +147,8 @@ extension PolicyEngine {
         mediaServicesLoss = nil
         let reason = Reason(.M1, event: eventNumber)
         for timer in graceTimers.keys.sorted() { cancelGraceTimer(timer) }
+        // The players' streams are gone with the server: no pause is waited for, none will be undone.
+        for timer in playerTimers.keys.sorted() { cancelPlayerTimer(timer) }
         streams.removeAll()
         overriddenSessions.removeAll()
         for id in sessions.keys {
@@ -155,6 +161,7 @@ extension PolicyEngine {
                 session.speakerOverride = false
                 session.streams = []
                 session.unaware?.graceTimer = nil
+                session.unaware?.player?.daemonPause = nil
             }
         }
         return nil

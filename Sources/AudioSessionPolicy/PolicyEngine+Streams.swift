@@ -19,6 +19,7 @@ extension PolicyEngine {
             modify(sessionID) { $0.streams.append(id) }
         }
         effects.touchedSessions.insert(sessionID)
+        if direction == .output { playerStarted(sessionID) }
         if let timer = session.unaware?.graceTimer {
             cancelGraceTimer(timer)
         }
@@ -31,6 +32,7 @@ extension PolicyEngine {
         guard let stream = streams[id] else { return unknownStream(id) }
         streams[id]!.isRunning = false
         effects.touchedSessions.insert(stream.session)
+        if stream.direction == .output { playerStopped(stream.session) }
         startGraceIfIdle(stream.session)
         return nil
     }
@@ -40,6 +42,7 @@ extension PolicyEngine {
         guard let stream = streams[id] else { return unknownStream(id) }
         streams[id] = nil
         modify(stream.session) { $0.streams.removeAll { $0 == id } }
+        if stream.direction == .output { playerStopped(stream.session) }
         startGraceIfIdle(stream.session)
         return nil
     }
@@ -55,13 +58,13 @@ extension PolicyEngine {
 
     // MARK: Unaware apps' grace period (U2)
 
-    /// An unaware app with nothing running keeps its session for `graceMs`, in case it plays on.
-    private mutating func startGraceIfIdle(_ id: SessionID) {
+    /// An unaware app with nothing running keeps its session for `graceMs`, in case it plays on. A player the
+    /// daemon paused for an interruption is not idle: it waits for the interruption's end (P2).
+    mutating func startGraceIfIdle(_ id: SessionID) {
         guard let session = sessions[id], let unaware = session.unaware, unaware.graceTimer == nil,
-            session.state != .inactive, !hasRunningStream(id)
+            session.state != .inactive, !hasRunningStream(id), !isHeldByDaemonPause(id)
         else { return }
-        let timer = TimerID(rawValue: nextTimer)
-        nextTimer += 1
+        let timer = newTimer()
         graceTimers[timer] = id
         modify(id) { $0.unaware?.graceTimer = timer }
         effects.timerActions.append(.startTimer(timer, milliseconds: config.graceMs))
@@ -74,8 +77,9 @@ extension PolicyEngine {
     }
 
     /// U2: the grace is over; a still-idle unaware app's session deactivates, with notifyOthers for transient
-    /// roles. A timer the engine no longer knows (already cancelled) is ignored.
+    /// roles. P6: a player's pause timed out. A timer the engine no longer knows (already cancelled) is ignored.
     mutating func fireTimer(_ timer: TimerID) -> PolicyError? {
+        if let player = playerTimers.removeValue(forKey: timer) { return playerTimedOut(player) }
         guard let id = graceTimers.removeValue(forKey: timer) else { return nil }
         modify(id) { $0.unaware?.graceTimer = nil }
         guard let session = sessions[id], let unaware = session.unaware, !hasRunningStream(id) else { return nil }

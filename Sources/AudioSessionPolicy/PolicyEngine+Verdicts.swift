@@ -43,7 +43,8 @@ extension PolicyEngine {
         return (.audible, Reason(.O8))
     }
 
-    /// The event's actions: ordered notifications, then the verdicts that changed, then timers.
+    /// The event's actions: ordered notifications, then the verdicts that changed, then player commands (after
+    /// the verdicts: a stream is muted before its player is asked to pause, P1), then timers.
     mutating func collectActions(audibilityChanged: Bool) -> [PolicyAction] {
         var actions: [PolicyAction] = []
         if !effects.notifications.isEmpty {
@@ -69,6 +70,10 @@ extension PolicyEngine {
         if !verdictChanges.isEmpty {
             verdictChanges.sort { $0.0 < $1.0 }
             for (id, verdict) in verdictChanges { actions.append(.setStream(id, verdict)) }
+        }
+        actions.append(contentsOf: effects.playerActions)
+        for (id, play) in effects.playersToPlay.sorted(by: { $0.key < $1.key }) where sessions[id]?.isActive == true {
+            actions.append(.playPlayer(id, play.reason))
         }
         actions.append(contentsOf: effects.timerActions)
         return actions

@@ -17,6 +17,8 @@ public struct PolicyEngine: Sendable {
     /// Sessions with a speaker override, so a port event can clear them all without visiting every session.
     var overriddenSessions: Set<SessionID> = []
     var graceTimers: [TimerID: SessionID] = [:]
+    /// P6: the timeouts of pauses asked of players.
+    var playerTimers: [TimerID: SessionID] = [:]
     var nextTimer = 1
     /// The number of the event being handled, or of the last one.
     public private(set) var eventNumber: EventNumber = 0
@@ -41,7 +43,7 @@ public struct PolicyEngine: Sendable {
 
     /// Takes one event and returns what must be done about it: an error when the request failed (for `isBusy`
     /// the request still took effect, D2), and the actions, in a fixed order: notifications (by session, each
-    /// session's in R7's order), stream verdicts (by stream), timers.
+    /// session's in R7's order), stream verdicts (by stream), player commands, timers.
     public mutating func handle(_ event: PolicyEvent) -> PolicyOutcome {
         eventNumber += 1
         effects.reset()
@@ -112,6 +114,12 @@ public struct PolicyEngine: Sendable {
         sessions[id] = session
         indexes.update(session)
         effects.touchedSessions.insert(id)
+    }
+
+    /// A new timer's ID; the caller asks for it with a `startTimer` action.
+    mutating func newTimer() -> TimerID {
+        defer { nextTimer += 1 }
+        return TimerID(rawValue: nextTimer)
     }
 
     mutating func modify(_ id: SessionID, _ change: (inout SessionRecord) -> Void) {

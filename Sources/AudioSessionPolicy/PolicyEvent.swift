@@ -68,6 +68,8 @@ public struct SessionDeclaration: Hashable, Sendable {
     /// Set for an unaware app: the properties of its stream, classified by the configured rules (U1). The
     /// category, mode, options and call flag above are then ignored.
     public var unawareStreamProperties: [String: String]?
+    /// An unaware app the daemon can pause and play (section 6b): a player. Ignored for an aware app.
+    public var isMediaPlayer: Bool
 
     public init(
         appName: String,
@@ -76,7 +78,8 @@ public struct SessionDeclaration: Hashable, Sendable {
         options: CategoryOptions = [],
         isCall: Bool = false,
         appState: AppState = .foreground,
-        unawareStreamProperties: [String: String]? = nil
+        unawareStreamProperties: [String: String]? = nil,
+        isMediaPlayer: Bool = false
     ) {
         self.appName = appName
         self.category = category
@@ -85,5 +88,6 @@ public struct SessionDeclaration: Hashable, Sendable {
         self.isCall = isCall
         self.appState = appState
         self.unawareStreamProperties = unawareStreamProperties
+        self.isMediaPlayer = isMediaPlayer
     }
 }

@@ -7,6 +7,8 @@ public enum Rule: String, CaseIterable, Hashable, Sendable, Codable {
     case O1, O2, O3, O4, O5, O6, O7, O8
     case R1, R2, R3, R4, R5, R6, R7
     case S1, M1
+    /// Players the daemon can pause (section 6b).
+    case P1, P2, P3, P4, P5, P6
     /// An unaware app's session is classified by the configured rules.
     case U1
     /// An unaware app's session deactivates once its last stream has been paused or gone for `graceMs`.

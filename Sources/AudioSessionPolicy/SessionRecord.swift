@@ -40,6 +40,33 @@ struct UnawareBehaviour: Sendable {
     var endsWithNotifyOthers: Bool
     /// The pending grace timer (U2), if any.
     var graceTimer: TimerID?
+    /// Set for a player the daemon can pause (section 6b).
+    var player: PlayerRecord?
+}
+
+/// What the engine knows of a player (section 6b).
+struct PlayerRecord: Sendable {
+    /// P6: false once it has not paused within `playerTimeoutMs`; from then on it is an ordinary unaware app.
+    var answers = true
+    /// The pause the daemon asked for, from P1 until it is settled: undone or kept (P3), kept (P4), or dropped
+    /// because the user acted on the player (P2, P5) or it did not answer (P6).
+    var daemonPause: DaemonPause?
+}
+
+/// A pause the daemon asked a player for (P1).
+struct DaemonPause: Sendable {
+    enum Cause: Sendable {
+        /// Its session became interrupted: undone when the interruption ends with shouldResume (P3).
+        case interruption
+        /// R4 stopped its stream: never undone (P4).
+        case routeLoss
+    }
+    var cause: Cause
+    /// The port the player was routed to when it was paused: if it is lost meanwhile, the player stays paused (P3).
+    var port: Port?
+    var portLost = false
+    /// Running until the player has paused (its output stream stopped running): the player timeout (P6).
+    var timeout: TimerID?
 }
 
 /// The engine's record of a stream.
@@ -66,6 +93,11 @@ struct EventEffects: Sendable {
     /// Sessions whose streams must be judged again.
     var touchedSessions: Set<SessionID> = []
     var timerActions: [PolicyAction] = []
+    /// Pause commands for players (section 6b).
+    var playerActions: [PolicyAction] = []
+    /// Players to play at the end of the event (P3), unless the event interrupts them again first; with the
+    /// pause being undone, to keep should that happen.
+    var playersToPlay: [SessionID: (reason: Reason, undoing: DaemonPause)] = [:]
     /// Set when every stream's port may have moved (a port event).
     var routesMayHaveChanged = false
 
@@ -73,6 +105,8 @@ struct EventEffects: Sendable {
         notifications.removeAll(keepingCapacity: true)
         touchedSessions.removeAll(keepingCapacity: true)
         timerActions.removeAll(keepingCapacity: true)
+        playerActions.removeAll(keepingCapacity: true)
+        playersToPlay.removeAll(keepingCapacity: true)
         routesMayHaveChanged = false
     }
 }

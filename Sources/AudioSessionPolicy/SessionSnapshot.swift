@@ -21,6 +21,12 @@ public enum InputSummary: String, CaseIterable, Hashable, Sendable, Codable {
     case none
 }
 
+/// What a player (section 6b) is doing: `playing` while its output stream runs.
+public enum MediaPlayerState: String, CaseIterable, Hashable, Sendable, Codable {
+    case playing
+    case paused
+}
+
 /// Everything a session can be asked about, as it stands now.
 public struct SessionSnapshot: Hashable, Sendable {
     public var id: SessionID
@@ -46,13 +52,15 @@ public struct SessionSnapshot: Hashable, Sendable {
     public var secondaryAudioShouldBeSilencedHint: Bool
     /// The sessions that caused its interruption, while it is interrupted.
     public var interruptedBy: [SessionID]
+    /// Nil unless the session is a player (section 6b).
+    public var mediaPlayer: MediaPlayerState?
 
     /// A snapshot from its parts, for sessions observed elsewhere (a live replay reads them from the daemon).
     public init(
         id: SessionID, appName: String, category: Category, mode: Mode, options: CategoryOptions, isCall: Bool,
         isUnaware: Bool, state: SessionState, stateReason: Reason, appState: AppState, output: OutputSummary,
         outputReason: Reason?, input: InputSummary, route: Route, routeReason: Reason?, isOtherAudioPlaying: Bool,
-        secondaryAudioShouldBeSilencedHint: Bool, interruptedBy: [SessionID]
+        secondaryAudioShouldBeSilencedHint: Bool, interruptedBy: [SessionID], mediaPlayer: MediaPlayerState? = nil
     ) {
         self.id = id
         self.appName = appName
@@ -72,5 +80,6 @@ public struct SessionSnapshot: Hashable, Sendable {
         self.isOtherAudioPlaying = isOtherAudioPlaying
         self.secondaryAudioShouldBeSilencedHint = secondaryAudioShouldBeSilencedHint
         self.interruptedBy = interruptedBy
+        self.mediaPlayer = mediaPlayer
     }
 }

@@ -27,6 +27,15 @@ extension SessionExpectation {
         compare("options", options, snapshot.options) { "[" + $0.names.joined(separator: ", ") + "]" }
         compare("otherAudioPlaying", otherAudioPlaying, snapshot.isOtherAudioPlaying) { "\($0)" }
         compare("secondaryAudioHint", secondaryAudioHint, snapshot.secondaryAudioShouldBeSilencedHint) { "\($0)" }
+        if let mediaPlayer, mediaPlayer != snapshot.mediaPlayer {
+            found.append(
+                Mismatch(
+                    field: "mediaPlayer",
+                    expected: mediaPlayer.rawValue,
+                    actual: snapshot.mediaPlayer?.rawValue ?? "not a player"
+                )
+            )
+        }
         return found
     }
 

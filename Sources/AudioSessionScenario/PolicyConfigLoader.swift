@@ -9,7 +9,7 @@ import Yams
 /// scenario's `config:` stops at its first, as the rest of the scenario does.
 public enum PolicyConfigLoader: Sendable {
     /// The keys a configuration may set.
-    public static let keys = ["duckLevel", "duckFadeMs", "graceMs", "callExemptApps", "rules"]
+    public static let keys = ["duckLevel", "duckFadeMs", "graceMs", "playerTimeoutMs", "callExemptApps", "rules"]
 
     static let expected = "a mapping of \(keys.joined(separator: ", ")) (or {})"
 
@@ -51,6 +51,9 @@ public enum PolicyConfigLoader: Sendable {
         }
         if let graceMs = try mapping.recovered("graceMs", { try milliseconds($0, $1, yaml) }) {
             config.graceMs = graceMs
+        }
+        if let playerTimeoutMs = try mapping.recovered("playerTimeoutMs", { try milliseconds($0, $1, yaml) }) {
+            config.playerTimeoutMs = playerTimeoutMs
         }
         if let apps = try mapping.recovered("callExemptApps", yaml.stringList) {
             config.callExemptApps = apps

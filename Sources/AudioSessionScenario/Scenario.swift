@@ -43,7 +43,11 @@ public struct SessionSpec: Hashable, Sendable {
     /// `appName` is the session's name.
     public var declaration: SessionDeclaration
     public var location: SourceLocation
+    /// `answers: false` on a player: it never obeys the daemon's pause or play (P6's player that does not answer).
+    public var playerAnswers = true
     public var isUnaware: Bool { declaration.unawareStreamProperties != nil }
+    /// `mediaPlayer: true`: a player the daemon can pause (section 6b).
+    public var isMediaPlayer: Bool { isUnaware && declaration.isMediaPlayer }
 }
 
 /// One entry of `steps:`, numbered from 1 in file order.
@@ -127,6 +131,8 @@ public struct SessionExpectation: Hashable, Sendable {
     public var options: CategoryOptions?
     public var otherAudioPlaying: Bool?
     public var secondaryAudioHint: Bool?
+    /// Only for a player (section 6b).
+    public var mediaPlayer: MediaPlayerState?
 
     public init(session: String, location: SourceLocation) {
         self.session = session

@@ -62,7 +62,7 @@ struct ScenarioReader {
     }
 
     /// The keys of one session.
-    static let sessionKeys = ["category", "mode", "options", "call", "appState", "stream"]
+    static let sessionKeys = ["category", "mode", "options", "call", "appState", "stream", "mediaPlayer", "answers"]
     /// Keys an unaware app's session (`stream:`) may not have: the rules decide its category, mode, options and
     /// whether it is a call.
     static let keysOfAwareSessions = ["category", "mode", "options", "call"]
@@ -111,7 +111,34 @@ struct ScenarioReader {
             declaration.options = options.set
             declaration.isCall = try mapping.optional("call", yaml.bool) ?? false
         }
-        return SessionSpec(name: entry.key, declaration: declaration, location: yaml.location(of: entry.keyNode))
+        var spec = SessionSpec(name: entry.key, declaration: declaration, location: yaml.location(of: entry.keyNode))
+        try readPlayer(mapping, into: &spec)
+        return spec
+    }
+
+    /// Section 6b: `mediaPlayer: true` makes an unaware app (`stream:`) a player; `answers: false` makes it one
+    /// that never obeys the daemon (P6).
+    private func readPlayer(_ mapping: StrictMapping, into spec: inout SessionSpec) throws {
+        if let node = mapping["mediaPlayer"] {
+            guard spec.isUnaware else {
+                throw yaml.error(
+                    at: mapping.entries.first { $0.key == "mediaPlayer" }!.keyNode,
+                    "\(mapping.label): 'mediaPlayer' goes only with 'stream:': a player is an unaware app the daemon"
+                        + " finds a media-player interface for (POLICY section 6b)"
+                )
+            }
+            spec.declaration.isMediaPlayer = try yaml.bool(node, mapping.label(of: "mediaPlayer"))
+        }
+        if let node = mapping["answers"] {
+            guard spec.isMediaPlayer else {
+                throw yaml.error(
+                    at: mapping.entries.first { $0.key == "answers" }!.keyNode,
+                    "\(mapping.label): 'answers' goes only with 'mediaPlayer: true': it says whether the player"
+                        + " obeys the daemon's pause and play"
+                )
+            }
+            spec.playerAnswers = try yaml.bool(node, mapping.label(of: "answers"))
+        }
     }
 
     private func streamProperties(_ node: Node, _ label: String) throws -> [String: String] {

@@ -5,7 +5,7 @@ extension ScenarioReader {
     static let expectKeys = ["sessions", "notifications"]
     static let sessionExpectationKeys = [
         "state", "output", "input", "route", "inputRoute", "category", "mode", "options", "otherAudioPlaying",
-        "secondaryAudioHint",
+        "secondaryAudioHint", "mediaPlayer",
     ]
     /// A notification names its session and exactly one of these.
     static let notificationKinds = ["interruption", "routeChange", "silenceSecondaryAudioHint", "mediaServices"]
@@ -59,6 +59,21 @@ extension ScenarioReader {
         expected.options = try fields.optional("options", yaml.options)?.set
         expected.otherAudioPlaying = try fields.optional("otherAudioPlaying", yaml.bool)
         expected.secondaryAudioHint = try fields.optional("secondaryAudioHint", yaml.bool)
+        if let entry = fields.entries.first(where: { $0.key == "mediaPlayer" }) {
+            guard sessions.first(where: { $0.name == session })?.isMediaPlayer == true else {
+                throw yaml.error(
+                    at: entry.keyNode,
+                    "\(fields.label): 'mediaPlayer' is checked only for a player; declare '\(session)' with"
+                        + " 'stream:' and 'mediaPlayer: true'"
+                )
+            }
+            expected.mediaPlayer = try yaml.choice(
+                entry.value,
+                fields.label(of: "mediaPlayer"),
+                noun: "a player state",
+                MediaPlayerState.allCases
+            )
+        }
         return expected
     }
 

@@ -66,12 +66,12 @@ public struct ScenarioRunner {
         case .wait(let milliseconds):
             let end = clock.now + milliseconds
             while let timer = clock.popDue(upTo: end) {
-                if let error = handle(.timerFired(timer), step: step) { errors.append(error) }
+                errors += handleWithPlayers(.timerFired(timer), step: step)
             }
             clock.now = end
         default:
             for event in events(for: step.action) {
-                if let error = handle(event, step: step) { errors.append(error) }
+                errors += handleWithPlayers(event, step: step)
             }
         }
         checkError(errors.first, at: step)
@@ -80,7 +80,22 @@ public struct ScenarioRunner {
         timeline.append(TimelineRow(step: step, sessions: snapshots(), error: errors.first, notifications: sent))
     }
 
-    private mutating func handle(_ event: PolicyEvent, step: Step) -> PolicyError? {
+    /// Handles `event` and then what the players do about it: against the pure engine a player that answers
+    /// obeys at once (POLICY section 6b), so the daemon's pause or play takes effect in the same step.
+    private mutating func handleWithPlayers(_ event: PolicyEvent, step: Step) -> [PolicyError] {
+        var queue = [event]
+        var errors: [PolicyError] = []
+        while !queue.isEmpty {
+            var obeyed: [PolicyEvent] = []
+            if let error = handle(queue.removeFirst(), step: step, players: &obeyed) { errors.append(error) }
+            queue += obeyed
+        }
+        return errors
+    }
+
+    private mutating func handle(_ event: PolicyEvent, step: Step, players obeyed: inout [PolicyEvent])
+        -> PolicyError?
+    {
         let outcome = engine.handle(event)
         stepOfEvent[engine.eventNumber] = step.number
         for action in outcome.actions {
@@ -93,9 +108,22 @@ public struct ScenarioRunner {
                 clock.cancel(timer)
             case .setStream:
                 break
+            case .pausePlayer(let session, _):
+                if let stream = answeringPlayerStream(session) { obeyed.append(.streamPaused(stream)) }
+            case .playPlayer(let session, _):
+                if let stream = answeringPlayerStream(session) {
+                    obeyed.append(.streamStarted(stream, session: session, direction: .output))
+                }
             }
         }
         return outcome.error
+    }
+
+    /// The output stream of a player that obeys the daemon; nil for one declared with `answers: false`.
+    private func answeringPlayerStream(_ session: SessionID) -> StreamID? {
+        let name = names.name(of: session)
+        guard scenario.sessions.first(where: { $0.name == name })?.playerAnswers == true else { return nil }
+        return names.stream(of: name, .output)
     }
 
     /// The engine events a step stands for; none for a pause of a stream that never started.

@@ -11,8 +11,8 @@ import Testing
         var steps = 0
         for seed in 1...UInt64(Self.runs) {
             var checker = InvariantChecker()
-            let log = Self.replay(seed: seed, steps: Self.stepsPerRun) { engine, step, actions in
-                checker.check(engine, after: actions, seed: seed, step: step)
+            let log = Self.replay(seed: seed, steps: Self.stepsPerRun) { engine, step, event, source, actions in
+                checker.check(engine, after: event, from: source, actions: actions, step: step)
             }
             steps += log.count
             if !checker.violations.isEmpty {
@@ -25,27 +25,29 @@ import Testing
 
     @Test func theSameStepsAlwaysGiveTheSameResults() {
         for seed in [7, 42, 1_000_003] as [UInt64] {
-            let first = Self.replay(seed: seed, steps: 2_000) { _, _, _ in }
-            let second = Self.replay(seed: seed, steps: 2_000) { _, _, _ in }
+            let first = Self.replay(seed: seed, steps: 2_000) { _, _, _, _, _ in }
+            let second = Self.replay(seed: seed, steps: 2_000) { _, _, _, _, _ in }
             #expect(first == second, "seed \(seed) gave different outcomes")
         }
     }
 
-    /// Creates the sessions of `seed` and feeds `steps` random events, returning every outcome.
+    /// Creates the sessions of `seed` and feeds `steps` random events, returning every outcome. `afterEach` gets
+    /// the engine, the step, the event, the source that made it, and the event's actions.
     static func replay(
         seed: UInt64,
         steps: Int,
-        afterEach: (PolicyEngine, Int, [PolicyAction]) -> Void
+        afterEach: (PolicyEngine, Int, PolicyEvent, RandomEventSource, [PolicyAction]) -> Void
     ) -> [PolicyOutcome] {
         var source = RandomEventSource(seed: seed)
         var engine = PolicyEngine(outputs: [.receiver, .speaker], inputs: [.builtInMic])
         for (id, declaration) in source.declarations() { _ = engine.handle(.sessionCreated(id, declaration)) }
         var outcomes: [PolicyOutcome] = []
         for step in 1...steps {
-            let outcome = engine.handle(source.nextEvent())
+            let event = source.nextEvent()
+            let outcome = engine.handle(event)
             source.observe(outcome.actions)
             outcomes.append(outcome)
-            afterEach(engine, step, outcome.actions)
+            afterEach(engine, step, event, source, outcome.actions)
         }
         return outcomes
     }
@@ -57,9 +59,18 @@ struct InvariantChecker {
     /// Sessions with a `began` not yet followed by an `ended`.
     private var awaitingEnd: Set<SessionID> = []
     private var silentSwitch = SilentSwitch.ring
+    /// Players whose output stream the user paused or stopped last (not the player obeying the daemon).
+    private var pausedByTheUser: Set<SessionID> = []
 
-    mutating func check(_ engine: PolicyEngine, after actions: [PolicyAction], seed: UInt64, step: Int) {
+    mutating func check(
+        _ engine: PolicyEngine,
+        after event: PolicyEvent,
+        from source: RandomEventSource,
+        actions: [PolicyAction],
+        step: Int
+    ) {
         func fail(_ text: String) { violations.append("step \(step): \(text)") }
+        checkPlayers(engine, after: event, from: source, actions: actions, step: step)
         for action in actions {
             guard case .notify(let id, let notification, _) = action else { continue }
             switch notification {
@@ -104,6 +115,57 @@ struct InvariantChecker {
                         "\(stream) of \(snapshot.id) was sent \(sent.level)@\(sent.port?.rawValue ?? "-") but is now \(now.level)@\(now.port?.rawValue ?? "-")"
                     )
                 }
+            }
+        }
+    }
+}
+
+extension InvariantChecker {
+    /// Section 6b: the daemon pauses only a playing player whose stream it has just silenced, plays only a player
+    /// whose session is active, and never plays a player the user paused. (Only a player that answers can be held
+    /// to the last: a user's pause while the daemon's is unanswered is taken for the answer, POLICY-NOTES.md.)
+    fileprivate mutating func checkPlayers(
+        _ engine: PolicyEngine,
+        after event: PolicyEvent,
+        from source: RandomEventSource,
+        actions: [PolicyAction],
+        step: Int
+    ) {
+        func fail(_ text: String) { violations.append("step \(step): \(text)") }
+        if !source.lastEventObeysThePlayer {
+            switch event {
+            case .streamPaused(let stream), .streamRemoved(let stream):
+                if stream.rawValue % 2 == 0 { pausedByTheUser.insert(SessionID(stream.rawValue / 2)) }
+            case .streamStarted(let stream, let session, .output):
+                if stream.rawValue % 2 == 0 { pausedByTheUser.remove(session) }
+            case .mediaServicesReset:
+                pausedByTheUser.removeAll()
+            default: break
+            }
+        }
+        for action in actions {
+            switch action {
+            case .pausePlayer(let session, _):
+                guard let snapshot = engine.snapshot(of: session), snapshot.mediaPlayer == .playing else {
+                    fail("\(session) was asked to pause but is no playing player")
+                    continue
+                }
+                if snapshot.output != .silent { fail("\(session) was asked to pause while \(snapshot.output) (P1)") }
+            case .playPlayer(let session, _):
+                if engine.snapshot(of: session)?.state != .active { fail("\(session) was played while not active") }
+                if pausedByTheUser.contains(session), source.answeringPlayers.contains(session) {
+                    fail("\(session) was played although the user paused it")
+                }
+            default: break
+            }
+        }
+        for id in engine.sessionIDs {
+            guard let snapshot = engine.snapshot(of: id), snapshot.mediaPlayer != nil else { continue }
+            if snapshot.state == .interrupted, snapshot.output == .audible || snapshot.output == .ducked {
+                fail("player \(id) is heard while interrupted")
+            }
+            if snapshot.mediaPlayer == .paused, snapshot.output != .none {
+                fail("player \(id) is paused yet its output is \(snapshot.output)")
             }
         }
     }

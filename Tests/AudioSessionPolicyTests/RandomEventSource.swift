@@ -2,11 +2,18 @@ import AudioSessionPolicy
 import AudioSessionTestSupport
 
 /// Makes random but plausible events for a handful of sessions: aware and unaware apps of every category,
-/// legal and illegal requests, streams, ports, switch, lock, media services and the timers the engine asked for.
+/// players among the unaware (section 6b), legal and illegal requests, streams, ports, switch, lock, media services
+/// and the timers the engine asked for.
 struct RandomEventSource {
     var random: SeededRandom
     let sessionCount: Int
     private(set) var pendingTimers: [TimerID] = []
+    /// Players that obey the daemon at once; the others never answer (P6).
+    private(set) var answeringPlayers: Set<SessionID> = []
+    /// What answering players did about the daemon's last commands, handed out before any other event.
+    private var obeyed: [PolicyEvent] = []
+    /// Whether the last event handed out was a player obeying the daemon rather than something the user did.
+    private(set) var lastEventObeysThePlayer = false
 
     init(seed: UInt64) {
         random = SeededRandom(seed: seed)
@@ -22,7 +29,16 @@ struct RandomEventSource {
                     using: &random
                 )!
                 let properties = role == "none" ? [:] : ["media.role": role]
-                return (id, SessionDeclaration(appName: "app\(index)", unawareStreamProperties: properties))
+                let isPlayer = Int.random(in: 0..<3, using: &random) != 0
+                if isPlayer, Int.random(in: 0..<4, using: &random) != 0 { answeringPlayers.insert(id) }
+                return (
+                    id,
+                    SessionDeclaration(
+                        appName: "app\(index)",
+                        unawareStreamProperties: properties,
+                        isMediaPlayer: isPlayer
+                    )
+                )
             }
             let (category, mode, options) = randomCategory(legalOnly: true)
             return (
@@ -56,6 +72,8 @@ struct RandomEventSource {
 
     /// The next event. Timers the engine asked for are fired now and then, as a real clock would.
     mutating func nextEvent() -> PolicyEvent {
+        lastEventObeysThePlayer = !obeyed.isEmpty
+        if !obeyed.isEmpty { return obeyed.removeFirst() }
         let session = SessionID(Int.random(in: 0..<sessionCount, using: &random))
         let stream = StreamID(session.rawValue * 2 + Int.random(in: 0...1, using: &random))
         let direction: StreamDirection = stream.rawValue % 2 == 0 ? .output : .input
@@ -89,6 +107,10 @@ struct RandomEventSource {
             switch action {
             case .startTimer(let timer, _): pendingTimers.append(timer)
             case .cancelTimer(let timer): pendingTimers.removeAll { $0 == timer }
+            case .pausePlayer(let session, _) where answeringPlayers.contains(session):
+                obeyed.append(.streamPaused(StreamID(session.rawValue * 2)))
+            case .playPlayer(let session, _) where answeringPlayers.contains(session):
+                obeyed.append(.streamStarted(StreamID(session.rawValue * 2), session: session, direction: .output))
             default: break
             }
         }

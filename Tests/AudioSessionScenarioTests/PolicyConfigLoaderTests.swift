@@ -52,6 +52,7 @@ import Testing
             yaml: """
                 duckLevel: 0.5
                 graceMs: 0
+                playerTimeoutMs: 1000
                 callExemptApps: [Orca]
                 rules:
                   - match: { application.name: [Orca, Speakup], media.role: a11y }
@@ -66,6 +67,7 @@ import Testing
         #expect(config.duckLevel == 0.5)
         #expect(config.duckFadeMs == PolicyConfig.standard.duckFadeMs)
         #expect(config.graceMs == 0)
+        #expect(config.playerTimeoutMs == 1000)
         #expect(config.callExemptApps == ["Orca"])
         #expect(
             config.rules == [
@@ -102,11 +104,11 @@ import Testing
         #expect(
             issue.message
                 == "graceMS: unknown key; did you mean 'graceMs'? expected one of: duckLevel, duckFadeMs, graceMs,"
-                + " callExemptApps, rules"
+                + " playerTimeoutMs, callExemptApps, rules"
         )
         let far = try loadIssue("volume: 0.5\n")
         #expect(
-            far.message == "volume: unknown key; expected one of: duckLevel, duckFadeMs, graceMs, callExemptApps, rules"
+            far.message == "volume: unknown key; expected one of: duckLevel, duckFadeMs, graceMs, playerTimeoutMs, callExemptApps, rules"
         )
     }
 
@@ -140,7 +142,7 @@ import Testing
             error.description == """
                 policy.yaml:2:15: rules[1].category: 'playbak' is not a category; did you mean 'playback'? expected one of: ambient, soloAmbient, playback, record, playAndRecord, audioProcessing
                 policy.yaml:3:10: graceMs: -3 is negative; expected a whole number of milliseconds, 0 or more
-                policy.yaml:4:1: duckLevle: unknown key; did you mean 'duckLevel'? expected one of: duckLevel, duckFadeMs, graceMs, callExemptApps, rules
+                policy.yaml:4:1: duckLevle: unknown key; did you mean 'duckLevel'? expected one of: duckLevel, duckFadeMs, graceMs, playerTimeoutMs, callExemptApps, rules
                 policy.yaml:5:24: callExemptApps[2]: no value is given; expected a string
                 policy.yaml:6:13: duckFadeMs: 'fast' is not a whole number; expected a whole number of milliseconds, 0 or more
                 policy.yaml: 5 errors
@@ -253,6 +255,12 @@ import Testing
         let issue = try loadIssue("graceMs: -1\n")
         #expect(issue.location == at(1, 10))
         #expect(issue.message.contains("graceMs: -1 is negative"))
+    }
+
+    @Test func negativePlayerTimeoutIsAnIssue() throws {
+        let issue = try loadIssue("playerTimeoutMs: -250\n")
+        #expect(issue.location == at(1, 18))
+        #expect(issue.message.contains("playerTimeoutMs: -250 is negative"))
     }
 
     @Test func ruleWithoutCategoryIsAnIssue() throws {

@@ -187,6 +187,90 @@ import Testing
         #expect(error.message.contains("'category' cannot go with 'stream'"))
     }
 
+    // MARK: - Players (POLICY section 6b)
+
+    @Test func mediaPlayerOnAnAwareSessionIsAnErrorAtTheKey() throws {
+        let error = try loadError(
+            Self.valid.replacingOccurrences(
+                of: "music: { category: playback }",
+                with: "music: { category: playback, mediaPlayer: true }"
+            )
+        )
+        #expect(error.location == .init(file: "bad.yaml", line: 3, column: 32))
+        #expect(error.message.contains("'mediaPlayer' goes only with 'stream:'"))
+    }
+
+    @Test func answersWithoutMediaPlayerIsAnErrorAtTheKey() throws {
+        let error = try loadError(
+            Self.valid.replacingOccurrences(
+                of: "music: { category: playback }",
+                with: "music: { stream: { media.role: music }, answers: false }"
+            )
+        )
+        #expect(error.location == .init(file: "bad.yaml", line: 3, column: 43))
+        #expect(error.message.contains("'answers' goes only with 'mediaPlayer: true'"))
+    }
+
+    @Test func mediaPlayerThatIsNotABoolIsAnError() throws {
+        let error = try loadError(
+            Self.valid.replacingOccurrences(
+                of: "music: { category: playback }",
+                with: "music: { stream: { media.role: music }, mediaPlayer: yes please }"
+            )
+        )
+        #expect(error.location == .init(file: "bad.yaml", line: 3, column: 56))
+        #expect(error.message.contains("mediaPlayer"))
+    }
+
+    @Test func mediaPlayerExpectationOfANonPlayerIsAnErrorAtTheKey() throws {
+        let error = try loadError(
+            Self.valid.replacingOccurrences(
+                of: "music: { category: playback }",
+                with: "music: { stream: { media.role: music } }"
+            ).replacingOccurrences(
+                of: "  - activate: music",
+                with: "  - play: music\n  - expect: { sessions: { music: { mediaPlayer: playing } } }"
+            )
+        )
+        #expect(error.location == .init(file: "bad.yaml", line: 7, column: 36))
+        #expect(error.message.contains("'mediaPlayer' is checked only for a player"))
+    }
+
+    @Test func unknownMediaPlayerStateListsTheStates() throws {
+        let error = try loadError(
+            Self.valid.replacingOccurrences(
+                of: "music: { category: playback }",
+                with: "music: { stream: { media.role: music }, mediaPlayer: true }"
+            ).replacingOccurrences(
+                of: "  - activate: music",
+                with: "  - play: music\n  - expect: { sessions: { music: { mediaPlayer: stopped } } }"
+            )
+        )
+        #expect(error.location == .init(file: "bad.yaml", line: 7, column: 49))
+        #expect(error.message.contains("'stopped' is not a player state; expected one of: playing, paused"))
+    }
+
+    @Test func playersAndTheirExpectationsAreRead() throws {
+        let scenario = try ScenarioLoader.parse(
+            yaml: Self.valid.replacingOccurrences(
+                of: "music: { category: playback }",
+                with: "music: { stream: { media.role: music }, mediaPlayer: true, answers: false }"
+            ).replacingOccurrences(
+                of: "  - activate: music",
+                with: "  - play: music\n  - expect: { sessions: { music: { mediaPlayer: paused } } }"
+            ),
+            file: "ok.yaml"
+        )
+        #expect(scenario.sessions[0].isMediaPlayer)
+        #expect(!scenario.sessions[0].playerAnswers)
+        #expect(!scenario.sessions[1].isMediaPlayer)
+        guard case .expect(let expectation) = scenario.steps[1].action else {
+            Issue.record("step 2 is not an expect")
+            return
+        }
+        #expect(expectation.sessions.first?.mediaPlayer == .paused)
+    }
+
     @Test func unknownStreamPropertyIsAnError() throws {
         let error = try loadError(
             Self.valid.replacingOccurrences(
