@@ -230,7 +230,10 @@ final class ControlServer: Service {
                 return (.badRequest(client, error), bytes.count)
             }
         case .oversized(let bytes):
-            let error = ProtocolError(.messageTooLarge, "a message is at most \(Request.maximumLineBytes) bytes; this one is \(bytes)")
+            let error = ProtocolError(
+                .messageTooLarge,
+                "a message is at most \(Request.maximumLineBytes) bytes; this one is \(bytes)"
+            )
             return (.badRequest(client, error), 0)
         }
     }

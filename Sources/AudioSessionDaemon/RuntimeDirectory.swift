@@ -78,7 +78,9 @@ enum RuntimeDirectory {
             var status = stat()
             if lstat(prefix, &status) == 0 { continue }
             guard mkdir(prefix, 0o700) == 0 || errno == EEXIST else {
-                throw DaemonError("cannot make the control socket's folder \(prefix): \(String(cString: strerror(errno)))")
+                throw DaemonError(
+                    "cannot make the control socket's folder \(prefix): \(String(cString: strerror(errno)))"
+                )
             }
         }
     }

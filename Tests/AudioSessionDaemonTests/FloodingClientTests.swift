@@ -93,7 +93,9 @@ import Testing
 
                     """
                 )
-                let ducked = try music.waitForEvent(seconds: 10) { $0.event == .streamVerdict && $0.verdict == "ducked" }
+                let ducked = try music.waitForEvent(seconds: 10) {
+                    $0.event == .streamVerdict && $0.verdict == "ducked"
+                }
 
                 // Requests, never a read, until the daemon closes the connection (at most 15 s).
                 let deadline = Date().addingTimeInterval(15)
@@ -101,7 +103,9 @@ import Testing
                 var open = true
                 while open && Date() < deadline { open = try flooder.write(batch) }
 
-                let audible = try music.waitForEvent(seconds: 10) { $0.event == .streamVerdict && $0.verdict == "audible" }
+                let audible = try music.waitForEvent(seconds: 10) {
+                    $0.event == .streamVerdict && $0.verdict == "audible"
+                }
                 var sessions: [String] = []
                 _ = try daemon.waitForStatus {
                     sessions = $0.sessions.map(\.app)

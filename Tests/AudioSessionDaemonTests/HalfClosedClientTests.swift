@@ -1,6 +1,6 @@
 import AudioSessionProtocol
-import Foundation
 import AudioSessionTestSupport
+import Foundation
 import Testing
 
 /// A client that writes its requests and then closes its sending side (`shutdown(SHUT_WR)`, what
@@ -9,18 +9,18 @@ import Testing
     @Test func aClientThatClosesItsSendingSideGetsEveryReplyThenEndOfFile() async throws {
         let (sent, lines, sessionEnded) = try await InProcessDaemon.with { daemon in
             try await onThread {
-            let client = try RawSocketClient(path: daemon.socketPath)
-            // Five requests: a session, its state, the daemon's status, a line that is not JSON, and a last
-            // line without its newline, which the daemon reads when the client closes its side.
-            let sent = try client.write(
-                """
-                {"id":1,"op":"hello","app":"half-closed"}
-                {"id":2,"op":"getState"}
-                {"id":3,"op":"status"}
-                not json
-                {"id":5,"op":"getState"}
-                """
-            )
+                let client = try RawSocketClient(path: daemon.socketPath)
+                // Five requests: a session, its state, the daemon's status, a line that is not JSON, and a last
+                // line without its newline, which the daemon reads when the client closes its side.
+                let sent = try client.write(
+                    """
+                    {"id":1,"op":"hello","app":"half-closed"}
+                    {"id":2,"op":"getState"}
+                    {"id":3,"op":"status"}
+                    not json
+                    {"id":5,"op":"getState"}
+                    """
+                )
                 client.closeSendingSide()
                 let lines = try client.readToEnd()
                 // Its session ended when the connection did.

@@ -47,7 +47,9 @@ final class RawSocketClient {
         let bytes = Array(text.utf8)
         var sent = 0
         while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[sent...].withUnsafeBytes {
+                send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 if errno == EPIPE || errno == ECONNRESET { return false }
@@ -65,7 +67,9 @@ final class RawSocketClient {
     func readLines(_ count: Int, seconds: Double = 15) throws -> [String] {
         let deadline = Date().addingTimeInterval(seconds)
         while pending.filter({ $0 == UInt8(ascii: "\n") }).count < count {
-            guard try readSome(until: deadline) else { throw RawSocketError.timedOut(String(decoding: pending, as: UTF8.self)) }
+            guard try readSome(until: deadline) else {
+                throw RawSocketError.timedOut(String(decoding: pending, as: UTF8.self))
+            }
         }
         var lines: [String] = []
         while lines.count < count, let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {

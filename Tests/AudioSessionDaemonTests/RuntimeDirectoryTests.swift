@@ -100,6 +100,8 @@ import Testing
     }
 
     static func makeFolder(_ path: String, mode: mode_t) throws {
-        guard mkdir(path, mode) == 0, chmod(path, mode) == 0 else { throw LiveTestError("mkdir \(path): errno \(errno)") }
+        guard mkdir(path, mode) == 0, chmod(path, mode) == 0 else {
+            throw LiveTestError("mkdir \(path): errno \(errno)")
+        }
     }
 }
