@@ -79,45 +79,50 @@ import Testing
     }
 
     @Test func aFloodingClientsSessionEndsAndTheStreamItDuckedIsAudibleAgain() async throws {
-        let (ducked, closed, audible, sessions) = try await InProcessDaemon.with { daemon in
-            try await onThread {
-                let music = try daemon.client("music", .playback)
-                _ = try music.result(Request(op: .subscribe))
-                try music.startStream(1)
-                let flooder = try RawSocketClient(path: daemon.socketPath)
-                _ = try flooder.write(
-                    """
-                    {"id":1,"op":"hello","app":"flood"}
-                    {"id":2,"op":"setCategory","category":"playback","options":["duckOthers"]}
-                    {"id":3,"op":"activate"}
+        // A daemon process of its own: the one in this process would share its threads with every other test.
+        let daemon = try await BareDaemon(name: "flood-session")
+        defer { daemon.stop() }
+        let (ducked, closed, audible, sessions) = try await onThread {
+            let music = try ControlConnection(path: daemon.socket, readTimeout: .seconds(10))
+            var hello = Request(op: .hello)
+            hello.app = "music"
+            _ = try music.result(hello)
+            var category = Request(op: .setCategory)
+            category.category = .playback
+            _ = try music.result(category)
+            _ = try music.result(Request(op: .activate))
+            _ = try music.result(Request(op: .subscribe))
+            try music.startStream(1)
+            let flooder = try RawSocketClient(path: daemon.socket)
+            _ = try flooder.write(
+                """
+                {"id":1,"op":"hello","app":"flood"}
+                {"id":2,"op":"setCategory","category":"playback","options":["duckOthers"]}
+                {"id":3,"op":"activate"}
 
-                    """
-                )
-                let ducked = try music.waitForEvent(seconds: 10) {
-                    $0.event == .streamVerdict && $0.verdict == "ducked"
-                }
+                """
+            )
+            let ducked = try music.waitForEvent(seconds: 10) { $0.event == .streamVerdict && $0.verdict == "ducked" }
 
-                // Requests, never a read, until the daemon closes the connection (at most 15 s).
-                let deadline = Date().addingTimeInterval(15)
-                let batch = String(repeating: "{\"op\":\"getState\"}\n", count: 1000)
-                var open = true
-                while open && Date() < deadline { open = try flooder.write(batch) }
+            // Requests, never a read, until the daemon closes the connection (at most 15 s).
+            let deadline = Date().addingTimeInterval(15)
+            let batch = String(repeating: "{\"op\":\"getState\"}\n", count: 1000)
+            var open = true
+            while open && Date() < deadline { open = try flooder.write(batch) }
 
-                let audible = try music.waitForEvent(seconds: 10) {
-                    $0.event == .streamVerdict && $0.verdict == "audible"
-                }
-                var sessions: [String] = []
-                _ = try daemon.waitForStatus {
-                    sessions = $0.sessions.map(\.app)
-                    return sessions == ["music"]
-                }
-                return (ducked != nil, !open, audible != nil, sessions)
-            }
+            let audible = try music.waitForEvent(seconds: 10) { $0.event == .streamVerdict && $0.verdict == "audible" }
+            var sessions: [String] = []
+            let deadlineForStatus = Date().addingTimeInterval(10)
+            repeat {
+                sessions = try daemon.status().sessions.map(\.app)
+            } while sessions != ["music"] && Date() < deadlineForStatus
+            return (ducked != nil, !open, audible != nil, sessions)
         }
         #expect(ducked, "the flooder's session ducks the music")
         #expect(closed, "the daemon closed the connection of a client that does not read")
         #expect(audible, "the music is not left ducked")
         #expect(sessions == ["music"], "the flooder's session is gone")
+        #expect(daemon.log.contains("(pid \(getpid()), uid \(getuid()), "), "\(daemon.log.suffix(2000))")
     }
 }
 
