@@ -44,7 +44,11 @@ final class ControlServer: Service {
     }
 
     func run() async throws {
+        let backlog = Self.listenBacklog
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: backlog)
+            // A client that closes its sending side after its requests still reads their replies.
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
         let server: NIOAsyncChannel<NIOAsyncChannel<LineFrame, ByteBuffer>, Never>
         if let listeningSocket {
             let name = try SystemdListeningSocket.check(listeningSocket)
@@ -60,6 +64,11 @@ final class ControlServer: Service {
             )
             try Self.setPermissions(of: path, mode: mode, group: group)
             logger.info("listening on \(path)")
+            if backlog < 512 {
+                logger.notice(
+                    "the kernel lets at most \(backlog) connections wait to be accepted (net.core.somaxconn); more at once are refused"
+                )
+            }
         }
         ready?()
         try await withGracefulShutdownHandler {
@@ -131,13 +140,20 @@ final class ControlServer: Service {
         }
     }
 
-    /// The socket's folder is the daemon's own (0700), so no one else can reach the socket even for the
-    /// moment before its own mode is set; with a socket group, the group may enter it (0750).
+    /// How many connections may wait to be accepted: as many as the kernel allows (`net.core.somaxconn`, 4096
+    /// by default since Linux 5.4), so that a burst of clients is queued, not refused, while the daemon is busy.
+    static var listenBacklog: Int32 {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/core/somaxconn", encoding: .utf8)) ?? ""
+        return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 4096
+    }
+
+    /// The socket's folder is the daemon's own (0700) and no one else can change it (`RuntimeDirectory`), so no
+    /// one else can reach the socket even for the moment before its own mode is set, nor replace it; with a
+    /// socket group, the group may enter it (0750).
     static func prepareDirectory(for path: String, group: String?) throws {
+        try RuntimeDirectory.prepare(forSocket: path)
         let directory = (path as NSString).deletingLastPathComponent
-        guard !directory.isEmpty else { return }
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        guard let group else { return }
+        guard !directory.isEmpty, let group else { return }
         guard let entry = getgrnam(group) else { throw DaemonError("socket group '\(group)' does not exist") }
         guard chown(directory, getuid(), entry.pointee.gr_gid) == 0, chmod(directory, 0o750) == 0 else {
             throw DaemonError("cannot open \(directory) to group \(group): errno \(errno)")
@@ -161,19 +177,36 @@ final class ControlServer: Service {
         }
         let client = ClientID(rawValue: nextClient.add(1, ordering: .relaxed).oldValue)
         logger.debug("\(client) connected: pid \(peer.processID), uid \(peer.userID), \(peer.processName)")
-        let (messages, outbox) = AsyncStream<ServerMessage>.makeStream()
-        outboxes.register(client, outbox)
-        connections.withLock { $0[client] = connection.channel }
+        let channel = connection.channel
+        let flow = ConnectionFlow { [logger] unsentBytes in
+            logger.warning(
+                "\(client) (pid \(peer.processID), uid \(peer.userID), \(peer.processName)) disconnected: it has not read \(unsentBytes) bytes of replies and events (at most \(ConnectionBudget.unsentLimit)); its session ends as if it had closed the connection"
+            )
+            channel.close(promise: nil)
+        }
+        channel.closeFuture.whenComplete { _ in flow.end() }
+        outboxes.register(client, flow)
+        connections.withLock { $0[client] = channel }
         inputs.yield(.clientConnected(client, peer))
         do {
-            try await connection.executeThenClose { inbound, outbound in
+            try await connection.executeThenClose { inbound, _ in
                 try await withThrowingTaskGroup(of: Void.self) { group in
+                    // Each line is in the kernel's socket buffer before the next is written, and before the
+                    // connection is closed.
                     group.addTask {
-                        for await message in messages {
-                            try await outbound.write(ByteBuffer(string: LineCoding.encode(message) + "\n"))
+                        defer { flow.end() }
+                        for await line in flow.outgoing {
+                            try await channel.writeAndFlush(line.bytes).get()
+                            flow.written(line)
                         }
                     }
-                    for try await frame in inbound { self.take(frame, from: client) }
+                    for try await frame in inbound {
+                        guard let (input, bytes) = self.input(from: frame, of: client) else { continue }
+                        guard await flow.admit(requestOf: bytes) else { break }
+                        self.inputs.yield(input)
+                    }
+                    // The client closed its sending side (or the connection is over): its replies first.
+                    await flow.drainAfterLastRequest()
                     group.cancelAll()
                 }
             }
@@ -185,18 +218,23 @@ final class ControlServer: Service {
         inputs.yield(.clientDisconnected(client))
     }
 
-    private func take(_ frame: LineFrame, from client: ClientID) {
+    /// The input a line becomes, and its length; nil for a blank line, which is ignored.
+    private func input(from frame: LineFrame, of client: ClientID) -> (DaemonInput, Int)? {
         switch frame {
         case .line(let buffer):
             let bytes = buffer.readableBytesView
-            guard !bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) else { return }
+            guard !bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) else { return nil }
             do {
-                inputs.yield(.request(client, try Request.decode(line: bytes)))
+                return (.request(client, try Request.decode(line: bytes)), bytes.count)
             } catch {
-                inputs.yield(.badRequest(client, error))
+                return (.badRequest(client, error), bytes.count)
             }
         case .oversized(let bytes):
-            inputs.yield(.badRequest(client, ProtocolError(.messageTooLarge, "a message is at most \(Request.maximumLineBytes) bytes; this one is \(bytes)")))
+            let error = ProtocolError(
+                .messageTooLarge,
+                "a message is at most \(Request.maximumLineBytes) bytes; this one is \(bytes)"
+            )
+            return (.badRequest(client, error), 0)
         }
     }
 }

@@ -1,12 +1,23 @@
 import AudioSessionProtocol
 import Synchronization
 
+/// Where one client's messages go: a socket connection's bounded queue (`ConnectionFlow`), or a plain stream
+/// for a client inside the daemon (the systemd notifier).
+protocol ClientOutbox: Sendable {
+    func put(_ message: ServerMessage)
+    func finish()
+}
+
+extension AsyncStream.Continuation: ClientOutbox where Element == ServerMessage {
+    func put(_ message: ServerMessage) { yield(message) }
+}
+
 /// Where messages for each connected client go: the control server registers a queue per connection and
 /// writes it to the socket; the policy service puts messages in.
 final class Outboxes: Sendable {
-    private let queues = Mutex<[ClientID: AsyncStream<ServerMessage>.Continuation]>([:])
+    private let queues = Mutex<[ClientID: any ClientOutbox]>([:])
 
-    func register(_ client: ClientID, _ queue: AsyncStream<ServerMessage>.Continuation) {
+    func register(_ client: ClientID, _ queue: any ClientOutbox) {
         queues.withLock { $0[client] = queue }
     }
 
@@ -15,6 +26,6 @@ final class Outboxes: Sendable {
     }
 
     func send(_ message: ServerMessage, to client: ClientID) {
-        _ = queues.withLock { $0[client] }?.yield(message)
+        queues.withLock { $0[client] }?.put(message)
     }
 }
