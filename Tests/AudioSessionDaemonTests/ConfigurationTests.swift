@@ -244,8 +244,16 @@ import Testing
         }
         let prompt = try live.play(role: "navigation")
         defer { prompt.terminate() }
-        try await eventually("the music is ducked", within: 10) {
-            try await live.current(music.index)?.volume == ducked
+        do {
+            try await eventually("the music is ducked", within: 10) {
+                try await live.current(music.index)?.volume == ducked
+            }
+        } catch {
+            let now = try? await live.current(music.index)?.volume
+            Issue.record(
+                "\(error): the music is at \(String(describing: now)), ducked is \(ducked), full \(full); daemon log:\n\(live.daemonLog().split(separator: "\n").suffix(30).joined(separator: "\n"))"
+            )
+            throw error
         }
         // The watcher ends at the ducked volume; the limit is a safety net for a stream of events that stops.
         let result = await withTaskGroup(of: [PulseVolume]?.self) { group in

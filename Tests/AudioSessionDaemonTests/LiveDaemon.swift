@@ -70,12 +70,16 @@ final class LiveDaemon: @unchecked Sendable {
     func stream(role: String) async throws -> PulseSinkInput {
         let deadline = ContinuousClock.now + .seconds(15)
         while ContinuousClock.now < deadline {
-            if let found = try await observer.sinkInputs().first(where: { $0.properties["media.role"] == role }) {
+            // PipeWire shows a new stream at volume 0 until its node's volume arrives: a test that reads the
+            // user's volume from the stream it gets here must not read that.
+            if let found = try await observer.sinkInputs().first(where: { $0.properties["media.role"] == role }),
+                found.volume.average > 0
+            {
                 return found
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw LiveTestError("no \(role) stream appeared within 15 s")
+        throw LiveTestError("no \(role) stream with a volume above 0 appeared within 15 s")
     }
 
     func current(_ index: UInt32) async throws -> PulseSinkInput? { try await observer.sinkInput(index) }
