@@ -6,6 +6,7 @@
 # (the hint's `paplay` with media.role=phone) silences an unaware music stream and gives it back, and Ctrl-C
 # (SIGINT to the foreground process group) leaves no daemon, embedded server or socket; the session's own server
 # is left running.
+# Before both, without a Swift toolchain on PATH, `make run` fails with one line saying what to install.
 # Every wait is for a state or an exit, with a limit of seconds as a safety net.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -95,6 +96,17 @@ try_make_run() {
     rm -rf "$runtime"
     runtime=""
 }
+
+# 0. No Swift toolchain on PATH: one line that says what to install, and a failing status.
+no_swift_path=""
+for directory in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
+    [[ -x "$directory/swift" ]] || no_swift_path+="${no_swift_path:+:}$directory"
+done
+no_swift_output="$(env PATH="$no_swift_path" make --no-print-directory run 2>&1)"
+no_swift_status=$?
+check "no Swift toolchain: make run fails" test "$no_swift_status" -ne 0
+check "no Swift toolchain: it says what to install (got: $no_swift_output)" \
+    grep -q 'install-deps: no Swift toolchain on PATH; install Swift 6' <<<"$no_swift_output"
 
 # 1. No sound server here.
 unset PULSE_SERVER

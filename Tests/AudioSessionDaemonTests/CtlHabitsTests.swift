@@ -254,6 +254,19 @@ import Testing
         #expect(words.contains("2 bad usage; 3 the daemon cannot be reached"), "\(help.output)")
     }
 
+    /// A sound file that is not there is named with the system's reason, on one line, before any daemon is asked.
+    @Test(.enabled(if: BuiltTool.exists, "needs the built audiosessionctl (swift build)"))
+    func aMissingSoundFileIsOneLineWithItsReason() async throws {
+        let missing = try await onThread {
+            try CtlResult.running(
+                BuiltTool.path,
+                ["play", "/nonexistent/song.wav", "--category", "playback", "--socket", "/nonexistent/control"]
+            )
+        }
+        #expect(missing.status == 1)
+        #expect(missing.errors == "audiosessionctl: cannot open /nonexistent/song.wav: No such file or directory [unreadableFile]\n")
+    }
+
     @Test func badUsageIsOneLineAndExitStatus2() async throws {
         let (category, count, command) = try await onThread {
             let tool = InProcessDaemon(socketPath: "/nonexistent/control")
