@@ -86,8 +86,12 @@ extension DaemonCore {
         sessionNames[session] = appName
         sessionOwners[session] = client
         clients[client]?.session = session
-        run(.sessionCreated(session, SessionDeclaration(appName: appName, isCall: isCall)))
+        let exemption = clients[client].map { callExemption(of: $0.peer, declaredName: appName) }
+        clients[client]?.isCallExempt = exemption?.exempt ?? false
+        let declaration = SessionDeclaration(appName: appName, isCall: isCall, callExemptByIdentity: exemption?.exempt ?? false)
+        run(.sessionCreated(session, declaration))
         effects.append(.log("\(appName): session \(session.rawValue) for \(client) (pid \(clients[client]?.peer.processID ?? 0))"))
+        if let because = exemption?.because { effects.append(.log("\(appName): \(because)")) }
         return session
     }
 

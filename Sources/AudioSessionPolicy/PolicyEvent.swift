@@ -29,6 +29,9 @@ public enum PolicyEvent: Hashable, Sendable {
     /// every stream at once, call exemptions to every session, the grace to timers started from now on, the
     /// rules to unaware apps that appear from now on.
     case configurationChanged(PolicyConfig)
+    /// The daemon decided again, after a reload, whether a client's session is exempt from A2 by who the
+    /// client is (`SessionDeclaration.callExemptByIdentity`); the session's name no longer counts.
+    case callExemptionDecided(SessionID, exempt: Bool)
 }
 
 /// Output (playback) or input (capture).
@@ -68,6 +71,10 @@ public struct SessionDeclaration: Hashable, Sendable {
     /// Set for an unaware app: the properties of its stream, classified by the configured rules (U1). The
     /// category, mode, options and call flag above are then ignored.
     public var unawareStreamProperties: [String: String]?
+    /// A2 decided by who the app is, not by its name: set by the daemon for a client of its socket, from the
+    /// kernel's word on the client's executable and user. Nil: `callExemptApps` names decide (a scenario's
+    /// sessions, an unaware app's `application.name`).
+    public var callExemptByIdentity: Bool?
 
     public init(
         appName: String,
@@ -76,7 +83,8 @@ public struct SessionDeclaration: Hashable, Sendable {
         options: CategoryOptions = [],
         isCall: Bool = false,
         appState: AppState = .foreground,
-        unawareStreamProperties: [String: String]? = nil
+        unawareStreamProperties: [String: String]? = nil,
+        callExemptByIdentity: Bool? = nil
     ) {
         self.appName = appName
         self.category = category
@@ -85,5 +93,6 @@ public struct SessionDeclaration: Hashable, Sendable {
         self.isCall = isCall
         self.appState = appState
         self.unawareStreamProperties = unawareStreamProperties
+        self.callExemptByIdentity = callExemptByIdentity
     }
 }
