@@ -5,20 +5,30 @@ import AudioSessionScenario
 /// says: the program file its process runs and its user, against the `callExemptApps` entries that name an
 /// `executable`. The name it declares never counts; the engine hears the decision, not the name.
 extension DaemonCore {
-    /// Whether `peer` is exempt and, when that is worth a log line, why: always when it is exempt, and when it
-    /// declares a name `callExemptApps` lists (which grants nothing to a client of the socket).
-    func callExemption(of peer: ClientPeer, declaredName: String) -> (exempt: Bool, because: String?) {
+    /// Whether `peer` is exempt, why in words (for `explain`), and whether that is worth a log line: it is when
+    /// the client is exempt, and when it declares a name `callExemptApps` lists (which grants nothing here).
+    func callExemption(of peer: ClientPeer, declaredName: String) -> CallExemptionDecision {
         let runs = "\(peer.executable?.path ?? "an unknown program") as user \(peer.userID)"
         if let entry = callExemptClients.first(where: { matches($0, peer) }) {
-            return (
-                true,
-                "exempt from A2 (may activate during a call): it runs \(runs), as callExemptApps entry \(entry) says"
+            return CallExemptionDecision(
+                exempt: true,
+                because:
+                    "exempt from A2 (may activate during a call): it runs \(runs), as callExemptApps entry \(entry) says",
+                isNotable: true
             )
         }
-        guard engine.config.callExemptApps.contains(declaredName) else { return (false, nil) }
-        return (
-            false,
-            "not exempt from A2: callExemptApps names '\(declaredName)', but a client of the socket is exempt only by what it runs (an entry { executable: PATH }), and it runs \(runs)"
+        if engine.config.callExemptApps.contains(declaredName) {
+            return CallExemptionDecision(
+                exempt: false,
+                because:
+                    "not exempt from A2: callExemptApps names '\(declaredName)', but a client of the socket is exempt only by what it runs (an entry { executable: PATH }), and it runs \(runs)",
+                isNotable: true
+            )
+        }
+        return CallExemptionDecision(
+            exempt: false,
+            because: "not exempt from A2: it runs \(runs), which no callExemptApps entry names",
+            isNotable: false
         )
     }
 
@@ -34,15 +44,19 @@ extension DaemonCore {
         for (client, record) in clients.sorted(by: { $0.key < $1.key }) {
             guard let session = record.session else { continue }
             let name = name(of: session)
-            let exemption = callExemption(of: record.peer, declaredName: name)
-            guard exemption.exempt != record.isCallExempt else { continue }
-            clients[client]?.isCallExempt = exemption.exempt
-            run(.callExemptionDecided(session, exempt: exemption.exempt))
-            effects.append(
-                .log(
-                    "\(name) (\(client)): \(exemption.because ?? "no longer exempt from A2: no callExemptApps entry names what it runs")"
-                )
-            )
+            let decision = callExemption(of: record.peer, declaredName: name)
+            clients[client]?.callExemption = decision
+            guard decision.exempt != record.callExemption?.exempt else { continue }
+            run(.callExemptionDecided(session, exempt: decision.exempt))
+            effects.append(.log("\(name) (\(client)): \(decision.because)"))
         }
     }
+}
+
+/// What the daemon decided of a client's A2 exemption, and why.
+struct CallExemptionDecision: Sendable {
+    var exempt: Bool
+    var because: String
+    /// Worth a line in the log when the session is created.
+    var isNotable: Bool
 }

@@ -126,8 +126,8 @@ struct DaemonCore: Sendable {
 struct ClientRecord: Sendable {
     var peer: ClientPeer
     var session: SessionID?
-    /// D8: its session is exempt from A2, by what the process runs.
-    var isCallExempt = false
+    /// D8: whether its session is exempt from A2, by what the process runs, and why; nil before its session.
+    var callExemption: CallExemptionDecision?
     var isSubscribed = false
     var isWatching = false
 }

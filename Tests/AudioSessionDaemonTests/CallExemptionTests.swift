@@ -159,6 +159,23 @@ import Testing
         withExtendedLifetime(phone) {}
     }
 
+    /// `explain` says why an app of the socket may or may not activate during a call.
+    @Test func explainSaysWhyAClientIsOrIsNotExempt() async throws {
+        let daemon = try await Daemon { folder in "callExemptApps: [ { executable: \(folder)/none } ]\n" }
+        defer { daemon.stop() }
+        let phone = try daemon.call()
+        var explain = Request(op: .explain)
+        explain.session = "phone"
+        let lines = try phone.result(explain).explanation ?? []
+        let runs = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        #expect(
+            lines.contains(
+                "not exempt from A2: it runs \(runs) as user \(getuid()), which no callExemptApps entry names"
+            ),
+            "\(lines)"
+        )
+    }
+
     /// A symlink in the configuration is followed to its file; `user` must match too; and a reload decides a
     /// connected client again.
     @Test func aSymlinkIsFollowedTheUserMustMatchAndAReloadDecidesAgain() async throws {
