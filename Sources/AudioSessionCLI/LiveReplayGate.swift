@@ -13,6 +13,11 @@ enum LiveReplayGate {
         if scenario.steps.contains(where: { $0.action == .mediaServicesLost || $0.action == .mediaServicesReset }) {
             return "needs to kill the sound server (mediaServices steps)"
         }
+        // D8: the daemon exempts an app of its socket by the program it runs, never by its name; the replay's
+        // sessions are all audiosessionctl.
+        if let named = scenario.sessions.first(where: { !$0.isUnaware && scenario.config.callExemptApps.contains($0.name) }) {
+            return "exempts \(named.name) from A2 by name: the daemon exempts an app of its socket only by the program it runs"
+        }
         var daemonTimes = daemonConfig
         daemonTimes.graceMs = daemonConfig.graceMs / max(1, timeScale)
         let differences = differences(scenario.config, daemonTimes)

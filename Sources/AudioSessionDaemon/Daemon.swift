@@ -27,6 +27,7 @@ public enum Daemon {
         )
         var core = DaemonCore(engine: engine, controlUserID: getuid(), soundServer: options.soundServer)
         core.outputMemory.selection = settings.selectedOutput
+        core.callExemptClients = configuration.callExemptClients
         // With jacks to read, their inventory brings the ports first and restores the selection after it, as a
         // sound server's does; restoring now would find a jack's port (headphones) not there yet and drop it.
         let jacksWillTakeInventory = options.alsa && configuration.alsa.jackCard != nil

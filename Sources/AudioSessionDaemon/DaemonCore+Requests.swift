@@ -50,7 +50,8 @@ extension DaemonCore {
             guard let session = resolve(request.session), let snapshot = engine.snapshot(of: session) else {
                 return fail(request, client, unknownSession(request.session))
             }
-            send(client, .reply(.success(request.id, ReplyResult(explanation: explainer.explain(snapshot) + streamExplanations(of: session)))))
+            let exemption = sessionOwners[session].flatMap { clients[$0]?.callExemption?.because }.map { [$0] } ?? []
+            send(client, .reply(.success(request.id, ReplyResult(explanation: explainer.explain(snapshot) + exemption + streamExplanations(of: session)))))
         case .watch:
             clients[client]?.isWatching = true
             let current = status()
@@ -86,8 +87,12 @@ extension DaemonCore {
         sessionNames[session] = appName
         sessionOwners[session] = client
         clients[client]?.session = session
-        run(.sessionCreated(session, SessionDeclaration(appName: appName, isCall: isCall)))
+        let exemption = clients[client].map { callExemption(of: $0.peer, declaredName: appName) }
+        clients[client]?.callExemption = exemption
+        let declaration = SessionDeclaration(appName: appName, isCall: isCall, callExemptByIdentity: exemption?.exempt ?? false)
+        run(.sessionCreated(session, declaration))
         effects.append(.log("\(appName): session \(session.rawValue) for \(client) (pid \(clients[client]?.peer.processID ?? 0))"))
+        if let exemption, exemption.isNotable { effects.append(.log("\(appName): \(exemption.because)")) }
         return session
     }
 

@@ -34,6 +34,11 @@ struct DaemonCore: Sendable {
     var recorder = JournalEventRecorder()
     /// The ALSA mixer control, when the daemon runs one (no sound server); nil until it is opened.
     var mixer: MixerState?
+    /// D8: the clients exempt from A2 by who they are (`DaemonConfiguration.callExemptClients`).
+    var callExemptClients: [CallExemptClient] = []
+    /// Which file a configured executable is now. The one look at the file system the core makes: a dialer
+    /// updated since the configuration was read is still recognised.
+    var fileIdentity: @Sendable (String) -> FileIdentity? = { FileIdentity.of(path: $0) }
 
     init(engine: PolicyEngine, controlUserID: UInt32, soundServer: Bool = true) {
         self.engine = engine
@@ -60,6 +65,8 @@ struct DaemonCore: Sendable {
             handle(fact)
         case .reconfigure(let configuration):
             run(.configurationChanged(configuration.policy))
+            callExemptClients = configuration.callExemptClients
+            decideCallExemptionsAgain()
             effects.append(.log("configuration applied: duck level \(configuration.policy.duckLevel), fade \(configuration.policy.duckFadeMs) ms, grace \(configuration.policy.graceMs) ms, \(configuration.policy.rules.count) rules"))
         }
         noteOutputSelection()
@@ -131,6 +138,8 @@ struct DaemonCore: Sendable {
 struct ClientRecord: Sendable {
     var peer: ClientPeer
     var session: SessionID?
+    /// D8: whether its session is exempt from A2, by what the process runs, and why; nil before its session.
+    var callExemption: CallExemptionDecision?
     var isSubscribed = false
     var isWatching = false
 }

@@ -28,6 +28,8 @@ struct ClientPeer: Sendable, Equatable {
     var processID: Int32
     var userID: UInt32
     var processName: String
+    /// The program file the process ran when it connected (`/proc/PID/exe`); nil when it could not be read.
+    var executable: ExecutableFile? = nil
 }
 
 /// What the sound server tells the daemon, already in the policy's words.

@@ -113,6 +113,8 @@ public struct JournalDeclaration: Codable, Sendable, Equatable {
     public var appState: AppState
     /// An unaware app's stream properties (classified by the rules).
     public var stream: [String: String]?
+    /// A2 as the daemon decided it by who the client is (its executable and user); nil: by name.
+    public var callExempt: Bool?
 
     public init(name: String, _ declaration: SessionDeclaration) {
         self.name = name
@@ -123,6 +125,7 @@ public struct JournalDeclaration: Codable, Sendable, Equatable {
         call = declaration.isCall
         appState = declaration.appState
         stream = declaration.unawareStreamProperties
+        callExempt = declaration.callExemptByIdentity
     }
 }
 
@@ -144,6 +147,8 @@ public struct JournalEvent: Codable, Sendable, Equatable {
     public var timer: Int?
     public var declaration: JournalDeclaration?
     public var config: JournalConfig?
+    /// `callExemptionDecided`: the daemon's new word on the session's A2 exemption.
+    public var exempt: Bool?
 
     public init(type: String) { self.type = type }
 
@@ -212,6 +217,10 @@ public struct JournalEvent: Codable, Sendable, Equatable {
         case .configurationChanged(let config):
             self.init(type: "configurationChanged")
             self.config = JournalConfig(config)
+        case .callExemptionDecided(let id, let exempt):
+            self.init(type: "callExemptionDecided")
+            session = id.rawValue
+            self.exempt = exempt
         }
     }
 }

@@ -28,6 +28,8 @@ struct JournalEventRecorder: Sendable {
             directions[stream] = nil
         case .timerFired(let timer):
             timers[timer] = nil
+        case .callExemptionDecided(let id, let exempt):
+            declarations[id]?.callExempt = exempt
         default:
             break
         }

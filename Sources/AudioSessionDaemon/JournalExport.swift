@@ -159,6 +159,20 @@ struct JournalExporter {
     private func name(_ session: Int?) -> String { session.flatMap { names[$0] } ?? "?" }
     private func quotedName(_ session: Int?) -> String { Text.quoted(name(session)) }
 
+    /// `callExemptApps` for the scenario. The daemon decides a client's A2 exemption by who the client is, a
+    /// scenario by the session's name: a client found exempt joins the list by its scenario name, one found
+    /// not exempt leaves it (an unaware app of that `application.name` would leave with it: a rare clash).
+    private func exemptNames(_ configured: [String]) -> [String] {
+        var names = configured
+        for session in order {
+            guard let exempt = declarations[session]?.callExempt else { continue }
+            let name = name(session)
+            names.removeAll { $0 == name }
+            if exempt { names.append(name) }
+        }
+        return names
+    }
+
     // MARK: Events
 
     mutating func export(_ record: JournalRecord) {
@@ -290,6 +304,9 @@ struct JournalExporter {
             step("mediaServices: \(event.type == "mediaServicesLost" ? "lost" : "reset")", errorLine.map { [$0] } ?? [])
         case "timerFired":
             break
+        case "callExemptionDecided":
+            // Only after a reload, which the export cannot replay either (see configurationChanged).
+            break
         case "configurationChanged":
             let text =
                 "the configuration was reloaded at \(Self.clockTime(lastTime)); a scenario cannot change it: the replay goes on with the one before (export with --since after the reload)"
@@ -373,7 +390,10 @@ struct JournalExporter {
         )
         for warning in warnings { file.comment("LIMIT: \(warning)") }
         file.line("name: \(Text.quoted("journal export \(Self.isoTime(first)) to \(Self.isoTime(last))"))")
-        if let config = origin.config, config.policyConfig != .standard { file.config(config) }
+        if var config = origin.config {
+            config.callExemptApps = exemptNames(config.callExemptApps)
+            if config.policyConfig != .standard { file.config(config) }
+        }
         let device =
             origin.device
             ?? JournalDeviceState(outputs: [.speaker], inputs: [.builtInMic], silentSwitch: .ring, screenLocked: false)

@@ -19,7 +19,8 @@ enum PeerCredentials {
         return ClientPeer(
             processID: credentials.pid,
             userID: credentials.uid,
-            processName: processName(of: credentials.pid)
+            processName: processName(of: credentials.pid),
+            executable: ExecutableFile.of(processID: credentials.pid)
         )
     }
 

@@ -28,7 +28,9 @@ extension PolicyEngine {
             mode: mode,
             options: options.reported(category: category, mode: mode),
             isCall: isCall,
-            isCallExempt: isCallExempt(appName: declaration.appName, declaration.unawareStreamProperties),
+            isCallExempt: declaration.callExemptByIdentity
+                ?? isCallExempt(appName: declaration.appName, declaration.unawareStreamProperties),
+            callExemptByIdentity: declaration.callExemptByIdentity,
             stateReason: Reason(unaware == nil ? .C1 : .U1, event: eventNumber),
             appState: declaration.appState,
             unaware: unaware,
@@ -46,11 +48,21 @@ extension PolicyEngine {
     /// A reload: the new configuration applies to what is there, nothing is dropped.
     mutating func reconfigure(_ newConfig: PolicyConfig) -> PolicyError? {
         config = newConfig
-        for id in sessions.keys {
+        for id in sessions.keys where sessions[id]!.callExemptByIdentity == nil {
             let exempt = isCallExempt(appName: sessions[id]!.appName, sessions[id]!.unawareProperties)
             modify(id) { $0.isCallExempt = exempt }
         }
         effects.routesMayHaveChanged = true
+        return nil
+    }
+
+    /// The daemon's new word on who a client is exempt as (after a reload); names stop counting for it.
+    mutating func decideCallExemption(_ id: SessionID, exempt: Bool) -> PolicyError? {
+        guard sessions[id] != nil else { return unknownSession(id) }
+        modify(id) {
+            $0.callExemptByIdentity = exempt
+            $0.isCallExempt = exempt
+        }
         return nil
     }
 

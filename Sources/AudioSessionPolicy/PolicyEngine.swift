@@ -84,6 +84,7 @@ public struct PolicyEngine: Sendable {
         case .mediaServicesReset: return resetMediaServices()
         case .timerFired(let timer): return fireTimer(timer)
         case .configurationChanged(let config): return reconfigure(config)
+        case .callExemptionDecided(let id, let exempt): return decideCallExemption(id, exempt: exempt)
         }
     }
 

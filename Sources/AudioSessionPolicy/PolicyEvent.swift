@@ -29,6 +29,9 @@ public enum PolicyEvent: Hashable, Sendable {
     /// every stream at once, call exemptions to every session, the grace to timers started from now on, the
     /// rules to unaware apps that appear from now on.
     case configurationChanged(PolicyConfig)
+    /// The daemon decided again, after a reload, whether a client's session is exempt from A2 by who the
+    /// client is (`SessionDeclaration.callExemptByIdentity`); the session's name no longer counts.
+    case callExemptionDecided(SessionID, exempt: Bool)
 }
 
 /// Output (playback) or input (capture).
@@ -70,6 +73,10 @@ public struct SessionDeclaration: Hashable, Sendable {
     public var unawareStreamProperties: [String: String]?
     /// An unaware app the daemon can pause and play (section 6b): a player. Ignored for an aware app.
     public var isMediaPlayer: Bool
+    /// A2 decided by who the app is, not by its name: set by the daemon for a client of its socket, from the
+    /// kernel's word on the client's executable and user. Nil: `callExemptApps` names decide (a scenario's
+    /// sessions, an unaware app's `application.name`).
+    public var callExemptByIdentity: Bool?
 
     public init(
         appName: String,
@@ -79,7 +86,8 @@ public struct SessionDeclaration: Hashable, Sendable {
         isCall: Bool = false,
         appState: AppState = .foreground,
         unawareStreamProperties: [String: String]? = nil,
-        isMediaPlayer: Bool = false
+        isMediaPlayer: Bool = false,
+        callExemptByIdentity: Bool? = nil
     ) {
         self.appName = appName
         self.category = category
@@ -89,5 +97,6 @@ public struct SessionDeclaration: Hashable, Sendable {
         self.appState = appState
         self.unawareStreamProperties = unawareStreamProperties
         self.isMediaPlayer = isMediaPlayer
+        self.callExemptByIdentity = callExemptByIdentity
     }
 }

@@ -7,8 +7,10 @@ struct SessionRecord: Sendable {
     /// As reported: explicit options with C3's and C5's implications.
     var options: CategoryOptions
     var isCall: Bool
-    /// A2: listed in `callExemptApps`, decided when the session appears.
+    /// A2: exempt by identity or listed in `callExemptApps`, decided when the session appears.
     var isCallExempt: Bool
+    /// A2 as the daemon decided it by who the client is; nil: by `callExemptApps` names.
+    var callExemptByIdentity: Bool? = nil
     var state: SessionState = .inactive
     var stateReason: Reason
     var appState: AppState

@@ -5,6 +5,9 @@ import Foundation
 /// and the log level. `Config/policy.yaml` is the shipped default, equal to `DaemonConfiguration.standard`.
 public struct DaemonConfiguration: Sendable, Equatable {
     public var policy: PolicyConfig
+    /// D8: the clients of the control socket exempt from A2 by who they are (`callExemptApps` entries with
+    /// an `executable`); the policy's own `callExemptApps` names reach only unaware apps.
+    public var callExemptClients: [CallExemptClient]
     public var ports: PortRules
     /// The ALSA mixer and jacks used without a sound server.
     public var alsa: AlsaSettings
@@ -19,6 +22,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     public init(
         policy: PolicyConfig = .standard,
+        callExemptClients: [CallExemptClient] = [],
         ports: PortRules = .standard,
         alsa: AlsaSettings = .standard,
         socketPath: String? = nil,
@@ -27,6 +31,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         logLevel: String = "info"
     ) {
         self.policy = policy
+        self.callExemptClients = callExemptClients
         self.ports = ports
         self.alsa = alsa
         self.socketPath = socketPath

@@ -18,10 +18,15 @@ public enum DaemonConfigurationLoader: Sendable {
     static var keys: [String] { PolicyConfigLoader.keys + daemonKeys }
     static var expected: String { "a mapping of \(keys.joined(separator: ", ")) (or {})" }
 
-    /// Reads the file at `path`. Throws a `ConfigurationError` with every issue of the file, or with the one
-    /// reason it cannot be read.
+    /// Reads the file at `path`, then the drop-in files of `path.d` (`addDropIns`). Throws a
+    /// `ConfigurationError` with every issue of the first file that has any, or with the one reason it cannot
+    /// be read.
     public static func load(path: String) throws -> DaemonConfiguration {
-        try ConfigurationFile.load(path: path, keys: keys, expected: expected) { try read($0, $1) }
+        var configuration = try ConfigurationFile.load(path: path, keys: keys, expected: expected) {
+            try read($0, $1)
+        }
+        try addDropIns(of: path, to: &configuration)
+        return configuration
     }
 
     /// Reads a configuration from YAML text; `file` names it in errors. Throws a `ConfigurationError`.
@@ -31,7 +36,11 @@ public enum DaemonConfigurationLoader: Sendable {
 
     static func read(_ mapping: StrictMapping, _ yaml: StrictYAML) throws -> DaemonConfiguration {
         var configuration = DaemonConfiguration()
-        configuration.policy = try PolicyConfigLoader.read(mapping, yaml)
+        (configuration.policy, configuration.callExemptClients) = try PolicyConfigLoader.read(
+            mapping,
+            yaml,
+            takesClients: true
+        )
         if let ports = try mapping.recovered("ports", { try parsePorts($0, yaml, label: $1) }) {
             configuration.ports = ports
         }

@@ -42,7 +42,16 @@ public enum PolicyConfigLoader: Sendable {
     /// The policy's keys of `mapping`; other keys (the daemon's) are left to the caller. A key whose value is
     /// wrong keeps the standard value, when the reader goes on past issues.
     static func read(_ mapping: StrictMapping, _ yaml: StrictYAML) throws -> PolicyConfig {
+        try read(mapping, yaml, takesClients: false).policy
+    }
+
+    /// The policy's keys of `mapping`, and with `takesClients` (the daemon's file) the clients `callExemptApps`
+    /// names by executable; without, such an entry is an issue.
+    static func read(_ mapping: StrictMapping, _ yaml: StrictYAML, takesClients: Bool) throws
+        -> (policy: PolicyConfig, clients: [CallExemptClient])
+    {
         var config = PolicyConfig.standard
+        var clients: [CallExemptClient] = []
         if let duckLevel = try mapping.recovered("duckLevel", { try gain($0, $1, yaml) }) {
             config.duckLevel = duckLevel
         }
@@ -55,8 +64,12 @@ public enum PolicyConfigLoader: Sendable {
         if let playerTimeoutMs = try mapping.recovered("playerTimeoutMs", { try milliseconds($0, $1, yaml) }) {
             config.playerTimeoutMs = playerTimeoutMs
         }
-        if let apps = try mapping.recovered("callExemptApps", yaml.stringList) {
-            config.callExemptApps = apps
+        if let exempt = try mapping.recovered(
+            "callExemptApps",
+            { try parseExemptions($0, yaml, label: $1, takesClients: takesClients) }
+        ) {
+            config.callExemptApps = exempt.names
+            clients = exempt.clients
         }
         if let ruleNodes = try mapping.recovered("rules", yaml.sequence) {
             let rulesLabel = mapping.label(of: "rules")
@@ -69,7 +82,7 @@ public enum PolicyConfigLoader: Sendable {
             }
             config.rules = rules
         }
-        return config
+        return (config, clients)
     }
 
     private static let gainRange = "a number from 0 to 1"

@@ -179,8 +179,8 @@ struct CoreDriver {
     private var timers: [TimerID: Double] = [:]
     static let owner: UInt32 = 1000
 
-    init(startingAt start: Double = 1_800_000_000) {
-        core = DaemonCore(engine: PolicyEngine(outputs: [], inputs: []), controlUserID: Self.owner)
+    init(startingAt start: Double = 1_800_000_000, config: PolicyConfig = .standard) {
+        core = DaemonCore(engine: PolicyEngine(config: config, outputs: [], inputs: []), controlUserID: Self.owner)
         core.recorder.isOn = true
         clock = start
         var begin = core.recorder.checkpoint(.start, engine: core.engine)

@@ -87,6 +87,11 @@ import Testing
                 "u-recording-stream-keeps-an-unaware-call-alive.yaml",
             ]
         )
+        let reader = try ScenarioLoader.load(path: Self.path("a-screen-reader-is-exempt-during-a-call.yaml"))
+        #expect(
+            LiveReplayGate.reasonToSkip(reader, daemonConfig: reader.config)
+                == "exempts screenreader from A2 by name: the daemon exempts an app of its socket only by the program it runs"
+        )
         let config = try ScenarioLoader.load(path: Self.path("u-recording-stream-keeps-an-unaware-call-alive.yaml"))
         #expect(LiveReplayGate.reasonToSkip(config, daemonConfig: .standard)?.contains("graceMs: 1000") == true)
     }
