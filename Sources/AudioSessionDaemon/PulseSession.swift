@@ -204,6 +204,9 @@ struct PulseSession {
         await rememberSavedEntry(origin, key: input.properties["module-stream-restore.id"])
         let (observation, writes) = ledger.observe(origin, volume: input.volume, muted: input.muted, device: input.sinkIndex, restoreKey: input.properties["module-stream-restore.id"])
         for write in writes { await perform(write) }
+        if observation == .policyValuesTakenBack {
+            logger.info("\(origin) started with the policy's values the server kept from its app's last stream; given its user's values")
+        }
         if observation == .movedByServer {
             fades[origin] = nil
             logger.info("\(origin) moved by the server: held muted \(ContinuousClock.now - seen) after the report")

@@ -10,6 +10,22 @@ import PulseBackend
 struct StreamLedger: Sendable {
     private(set) var entries: [StreamOrigin: Entry] = [:]
 
+    /// What the policy had in force on a stream when it ended, by the stream's restore key. The server may
+    /// have saved those values for the app's next stream of the same kind (WirePlumber's restore-stream does;
+    /// PulseAudio's module-stream-restore is mended when the stream ends instead): a next stream that starts
+    /// with exactly them gets its user's values back, so a policy value is never left behind.
+    private(set) var leftBehind: [String: LeftBehind] = [:]
+
+    struct LeftBehind: Sendable, Equatable {
+        var volume: PulseVolume
+        var muted: Bool
+        var userVolume: PulseVolume
+        var userMuted: Bool
+    }
+
+    /// Enough for every app of a machine; a flood of restore keys cannot grow the ledger past it.
+    static let leftBehindLimit = 256
+
     struct Entry: Sendable, Equatable {
         /// The user's own values: what the stream had before the policy touched it, or what the user set since.
         var userVolume: PulseVolume
@@ -59,6 +75,9 @@ struct StreamLedger: Sendable {
         case nothingNew
         /// The server moved the stream by itself; it is held muted until the policy says otherwise.
         case movedByServer
+        /// A new stream came with the values the policy left on the app's last stream (`leftBehind`); the
+        /// user's values are given back to it.
+        case policyValuesTakenBack
     }
 
     // MARK: Reports
@@ -73,6 +92,17 @@ struct StreamLedger: Sendable {
         device: UInt32,
         restoreKey: String?
     ) -> (Observation, [Write]) {
+        if let key = restoreKey, let left = leftBehind[key] {
+            // PipeWire first shows a new stream on no device and at volume 0, before the values it restores.
+            let provisional = device == Self.noDevice || (volume.average == 0 && left.volume.average != 0)
+            if !provisional {
+                leftBehind[key] = nil
+                if volume == left.volume && muted == left.muted {
+                    let writes = takeBack(left, origin, volume: volume, muted: muted, device: device, restoreKey: key)
+                    return (.policyValuesTakenBack, writes)
+                }
+            }
+        }
         guard var entry = entries[origin] else {
             entries[origin] = Entry(
                 userVolume: volume,
@@ -127,7 +157,58 @@ struct StreamLedger: Sendable {
     /// caller can put the user's values back into the server's saved stream state.
     mutating func remove(_ origin: StreamOrigin) -> Entry? {
         guard let entry = entries.removeValue(forKey: origin) else { return nil }
+        if entry.policyInForce, let key = entry.restoreKey {
+            if leftBehind[key] == nil && leftBehind.count >= Self.leftBehindLimit {
+                leftBehind.remove(at: leftBehind.startIndex)
+            }
+            leftBehind[key] = LeftBehind(
+                volume: entry.writtenVolume,
+                muted: entry.writtenMuted,
+                userVolume: entry.userVolume,
+                userMuted: entry.userMuted
+            )
+        }
         return entry.policyInForce || entry.requestedDevice != nil ? entry : nil
+    }
+
+    /// A new stream came with the values the policy left on the app's last one: the user's values of that
+    /// one are its user's values, and what the policy decides for it now is applied on top of them.
+    private mutating func takeBack(
+        _ left: LeftBehind,
+        _ origin: StreamOrigin,
+        volume: PulseVolume,
+        muted: Bool,
+        device: UInt32,
+        restoreKey: String
+    ) -> [Write] {
+        var entry =
+            entries[origin]
+            ?? Entry(
+                userVolume: volume,
+                userMuted: muted,
+                writtenVolume: volume,
+                writtenMuted: muted,
+                device: device,
+                restoreKey: restoreKey
+            )
+        if entry.device == Self.noDevice { entry.device = device }
+        entry.userVolume = left.userVolume
+        entry.userMuted = left.userMuted
+        entry.writtenVolume = volume
+        entry.writtenMuted = muted
+        var writes: [Write] = []
+        let targetVolume = entry.policyGain == 1 ? entry.userVolume : entry.userVolume.scaled(by: entry.policyGain)
+        let targetMuted = entry.userMuted || entry.policyMuted || entry.heldSinceMove
+        if targetVolume != volume {
+            entry.writtenVolume = targetVolume
+            writes.append(.volume(origin, targetVolume))
+        }
+        if targetMuted != muted {
+            entry.writtenMuted = targetMuted
+            writes.append(.mute(origin, targetMuted))
+        }
+        entries[origin] = entry
+        return writes
     }
 
     mutating func removeAll() { entries.removeAll() }

@@ -228,6 +228,57 @@ import Testing
         #expect(after.volume == Self.seventy)
     }
 
+    /// An app's next stream starts with the user's values, never with a policy value the server saved from its
+    /// last one (PulseAudio's module-stream-restore and WirePlumber's restore-stream save a stream's values
+    /// per role when it ends): music the user set to 70 % ends muted by a call, then ends ducked by a prompt, and
+    /// each time the app's next music stream plays at 70 %, unmuted.
+    @Test(arguments: PrivateSoundServer.Kind.allCases)
+    func anAppsNextStreamStartsWithTheUsersValuesNotThePolicys(_ kind: PrivateSoundServer.Kind) async throws {
+        let live = try await LiveDaemon(kind, extraModules: kind == .pulseaudio ? ["module-stream-restore"] : [])
+        defer { live.stop() }
+        let first = try live.play(role: "music")
+        defer { first.terminate() }
+        let music = try await live.stream(role: "music")
+        try await live.observer.setSinkInputVolume(music.index, Self.seventy)
+        try await eventually("the user's volume is in force") { try await live.current(music.index)?.volume == Self.seventy }
+
+        let call = try live.play(role: "phone")
+        defer { call.terminate() }
+        try await eventually("the music is muted by the call") { try await live.current(music.index)?.muted == true }
+        first.stop()
+        try await eventually("the muted music stream is gone") { try await live.current(music.index) == nil }
+        call.stop()
+        // Until the call is over (its grace included) a new music stream would be kept silent, and so would the
+        // prompt that follows (A2): the next stream starts after it.
+        try await eventually("the call is over") {
+            let sessions = try live.client().result(Request(op: .status)).status?.sessions ?? []
+            return !sessions.contains { $0.category == .playAndRecord && $0.state == .active }
+        }
+        let second = try live.play(role: "music")
+        defer { second.terminate() }
+        let next = try await live.stream(role: "music")
+        try await eventually("the next music stream plays at the user's 70 %, unmuted") {
+            let now = try await live.current(next.index)
+            return now?.volume == Self.seventy && now?.muted == false
+        }
+
+        let prompt = try live.play(role: "navigation")
+        defer { prompt.terminate() }
+        try await eventually("the music is ducked by the prompt") {
+            try await live.current(next.index)?.volume == Self.seventy.scaled(by: 0.25)
+        }
+        second.stop()
+        try await eventually("the ducked music stream is gone") { try await live.current(next.index) == nil }
+        prompt.stop()
+        let third = try live.play(role: "music")
+        defer { third.terminate() }
+        let last = try await live.stream(role: "music")
+        try await eventually("the music stream after that plays at the user's 70 %, unmuted") {
+            let now = try await live.current(last.index)
+            return now?.volume == Self.seventy && now?.muted == false
+        }
+    }
+
     @Test func streamRestoreKeepsTheUsersValuesNotThePolicys() async throws {
         let live = try await LiveDaemon(.pulseaudio, extraModules: ["module-stream-restore"])
         defer { live.stop() }

@@ -41,6 +41,52 @@ import Testing
         #expect(ledger.apply(Self.audible, to: Self.stream, device: nil) == [])
     }
 
+    /// A stream that ends ducked leaves the ducked volume in the server's saved state on PipeWire; the app's
+    /// next stream, which comes with it (after PipeWire's first report: no device, volume 0), gets the user's
+    /// volume back, and ducking it again scales the user's volume, not the leftover.
+    @Test func theNextStreamOfAnAppGetsTheUsersValuesBackFromWhatThePolicyLeft() {
+        var ledger = Self.ledger()
+        Self.perform(ledger.apply(Self.ducked, to: Self.stream, device: nil), on: &ledger)
+        _ = ledger.remove(Self.stream)
+        let next = StreamOrigin.sinkInput(9)
+        let key = "sink-input-by-media-role:music"
+        let linking = ledger.observe(next, volume: PulseVolume(channels: [0, 0]), muted: false, device: StreamLedger.noDevice, restoreKey: key)
+        #expect(linking.0 == .nothingNew && linking.1.isEmpty)
+        let restored = ledger.observe(next, volume: Self.seventy.scaled(by: 0.25), muted: false, device: 0, restoreKey: key)
+        #expect(restored.0 == .policyValuesTakenBack)
+        #expect(restored.1 == [.volume(next, Self.seventy)])
+        #expect(ledger.entries[next]?.userVolume == Self.seventy)
+        #expect(ledger.apply(Self.ducked, to: next, device: nil) == [.volume(next, Self.seventy.scaled(by: 0.25))])
+        #expect(ledger.leftBehind.isEmpty)
+    }
+
+    /// A stream that ends muted by the policy: the next one that comes muted is unmuted, unless the policy
+    /// silences it now (then only the user's values change under the policy's mute).
+    @Test func aMuteThePolicyLeftIsTakenBackButThePolicysMuteNow() {
+        var ledger = Self.ledger()
+        #expect(ledger.apply(Self.silent, to: Self.stream, device: nil) == [.mute(Self.stream, true)])
+        _ = ledger.remove(Self.stream)
+        let next = StreamOrigin.sinkInput(9)
+        let key = "sink-input-by-media-role:music"
+        let restored = ledger.observe(next, volume: Self.seventy, muted: true, device: 0, restoreKey: key)
+        #expect(restored.0 == .policyValuesTakenBack && restored.1 == [.mute(next, false)])
+        #expect(ledger.entries[next]?.userMuted == false)
+    }
+
+    /// A next stream that starts with other values (PulseAudio's saved state was mended, or the user set them)
+    /// keeps them, and the leftover is forgotten: it is never applied to a later stream.
+    @Test func aNextStreamWithOtherValuesKeepsThemAndTheLeftoverIsForgotten() {
+        var ledger = Self.ledger()
+        Self.perform(ledger.apply(Self.ducked, to: Self.stream, device: nil), on: &ledger)
+        _ = ledger.remove(Self.stream)
+        let key = "sink-input-by-media-role:music"
+        let mended = ledger.observe(.sinkInput(9), volume: Self.seventy, muted: false, device: 0, restoreKey: key)
+        #expect(mended.0 == .nothingNew && mended.1.isEmpty)
+        #expect(ledger.leftBehind.isEmpty)
+        let later = ledger.observe(.sinkInput(10), volume: Self.seventy.scaled(by: 0.25), muted: false, device: 0, restoreKey: key)
+        #expect(later.0 == .nothingNew && later.1.isEmpty)
+    }
+
     @Test func aPolicyMuteNeverUndoesTheUsersMute() {
         var ledger = Self.ledger(muted: true)
         #expect(ledger.apply(Self.silent, to: Self.stream, device: nil) == [])
