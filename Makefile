@@ -62,7 +62,7 @@ test: deps
 	$(STEP) manuals 600 bash scripts/check-manuals.sh
 	$(STEP) swift-test 1200 $(SWIFT) test
 	$(STEP) replay 300 $(CTL) replay Tests/
-	$(STEP) examples 300 bash Examples/run-examples.sh
+	$(STEP) examples 300 $(MAKE) --no-print-directory examples
 	$(STEP) make-run 600 bash scripts/check-make-run.sh
 
 # The podcast player, navigation prompt and VoIP call examples together against the embedded default.
