@@ -34,6 +34,9 @@ struct DaemonCore: Sendable {
     var recorder = JournalEventRecorder()
     /// The ALSA mixer control, when the daemon runs one (no sound server); nil until it is opened.
     var mixer: MixerState?
+    /// Why the state directory could not take the write the current request needs (`StateKeeper.prepare`, a
+    /// full disk): the request is refused with `stateUnavailable`. Set by the policy loop before each input.
+    var stateProblem: StateFiles.WriteError?
 
     init(engine: PolicyEngine, controlUserID: UInt32, soundServer: Bool = true) {
         self.engine = engine
