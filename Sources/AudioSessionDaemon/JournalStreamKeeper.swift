@@ -15,6 +15,9 @@ struct JournalStreamKeeper: Sendable {
     private(set) var writes = 0
     /// Failed writes (a full disk), logged once and counted.
     private(set) var trouble: StateWriteTrouble
+    /// The file holds what an earlier daemon wrote (`reset` could not empty it): the next sync writes it even
+    /// with no entries.
+    private var unknownOnDisk = false
 
     init(path: String, server: JournalServerIdentity, logger: Logger) {
         self.path = path
@@ -27,7 +30,7 @@ struct JournalStreamKeeper: Sendable {
     /// it held, and `written` says what that is).
     @discardableResult
     mutating func sync(_ entries: [StreamOrigin: JournalStreamEntry]) -> Bool {
-        guard entries != written else { return true }
+        guard entries != written || unknownOnDisk else { return true }
         let journal = JournalStreams(
             server: server,
             entries: entries.values.sorted { ($0.kind.rawValue, $0.index) < ($1.kind.rawValue, $1.index) }
@@ -43,6 +46,7 @@ struct JournalStreamKeeper: Sendable {
             return false
         }
         trouble.succeeded(logger: logger)
+        unknownOnDisk = false
         written = entries
         writes += 1
         return true
@@ -50,7 +54,8 @@ struct JournalStreamKeeper: Sendable {
 
     /// Writes an empty journal, whatever the file held.
     mutating func reset() {
-        written = [StreamOrigin.client(ClientID(rawValue: -1), 0): JournalStreamEntry.none]
+        written = [:]
+        unknownOnDisk = true
         sync([:])
     }
 
@@ -155,18 +160,6 @@ extension PulseSession {
         journal?.sync([:])
         journal = nil
     }
-}
-
-extension JournalStreamEntry {
-    /// Stands for "whatever the file holds" in `JournalStreamKeeper.reset`.
-    fileprivate static let none = JournalStreamEntry(
-        kind: .sinkInput,
-        index: 0,
-        userVolume: [],
-        userMuted: false,
-        policyVolume: [],
-        policyMuted: false
-    )
 }
 
 extension DeviceTable {

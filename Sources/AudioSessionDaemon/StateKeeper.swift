@@ -112,7 +112,9 @@ struct StateKeeper: Sendable {
             let journal = directory.file(JournalStreams.fileName)
             var info = stat()
             let size = lstat(journal, &info) == 0 ? Int(info.st_size) : 0
-            return StateFiles.probeSpace(in: directory.path, bytes: size + 4096)
+            guard var error = StateFiles.probeSpace(in: directory.path, bytes: size + 4096) else { return nil }
+            error.description = "no room for the stream journal \(journal) (\(size + 4096) bytes): \(error)"
+            return error
         }
     }
 

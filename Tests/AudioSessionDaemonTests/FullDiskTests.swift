@@ -1,0 +1,166 @@
+import AudioSessionProtocol
+import AudioSessionTestSupport
+import Foundation
+import PulseBackend
+import Testing
+
+@testable import AudioSessionCLI
+@testable import AudioSessionDaemon
+
+/// The daemon's state directory on a small tmpfs filled up (docs/STATE.md, "A full disk"): a request that
+/// needs a state write is refused with `stateUnavailable`, a stream whose journal entry cannot be written is
+/// not silenced, nothing is left muted after `kill -9`, and the log tells of the failure once.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct FullDiskTests {
+    @Test func aFullStateDiskRefusesWhatNeedsItAndLeavesNothingMuted() async throws {
+        let rig = try await CrashRig(.pulseaudio)
+        defer { rig.stop() }
+        let disk = try SmallDisk(at: rig.stateDirectory)
+        defer { disk.unmount() }
+        try await rig.startDaemon()
+        let player = try rig.play(app: "radio", role: "music")
+        defer { player.terminate() }
+        let music = try await rig.stream(app: "radio")
+        let firstLog = Self.logOfLatestDaemon(rig)
+
+        let bytes = try disk.fill()
+        print("full disk: the state tmpfs filled with \(bytes) bytes")
+
+        // A setting: refused, naming the file and the error, and not changed.
+        let control = try rig.control()
+        let switchReply = try control.call(Self.request(.setSilentSwitch) { $0.position = .silent })
+        let refusal = try #require(switchReply.error, "the switch was flipped although it could not be kept")
+        print("full disk: setSilentSwitch: \(refusal.code): \(refusal.message)")
+        #expect(refusal.code == "stateUnavailable")
+        #expect(refusal.message.contains(rig.stateDirectory + "/settings.json"))
+        #expect(refusal.message.contains("ENOSPC"))
+        let status = try control.result(Request(op: .status))
+        #expect(status.status?.silentSwitch == .ring)
+
+        // An activation that could silence others: refused before it changes anything.
+        let app = try rig.control()
+        _ = try app.result(Self.request(.hello) { $0.app = "player" })
+        let activation = try app.call(Request(op: .activate))
+        print("full disk: activate: \(activation.error.map { "\($0.code): \($0.message)" } ?? "ok")")
+        #expect(activation.error?.code == "stateUnavailable")
+        #expect(activation.error?.message.contains("ENOSPC") == true)
+
+        // An unaware call: the music is not muted, since its user's values could not be journaled first.
+        let call = try rig.play(app: "call", role: "phone")
+        defer { call.terminate() }
+        try await eventually("the daemon reports the journal it cannot write") {
+            firstLog().contains("stream journal \(rig.stateDirectory)/streams.json not written")
+        }
+        try await Self.staysUnmuted(music.index, rig, "during a call whose mute could not be journaled")
+
+        // kill -9, and a new daemon on the still full disk: nothing is muted, before or after it starts.
+        rig.killDaemon()
+        #expect(try await rig.observer.sinkInput(music.index)?.muted == false)
+        try await rig.startDaemon()
+        try await Self.staysUnmuted(music.index, rig, "after kill -9 and a restart on the full disk")
+
+        // The log: the failure once, not once per turn.
+        let failures = firstLog().split(separator: "\n").filter { $0.contains("streams.json") && $0.contains("not written") }
+        print("full disk: the first daemon logged \(failures.count) journal failure lines: \(failures.first ?? "")")
+        #expect(failures.count == 1)
+        #expect(failures.first?.contains("No space left on device (ENOSPC, errno 28)") == true)
+
+        // Space comes back: the journal is written again (and the log says so), and the call's verdict, which
+        // waited for it, is carried out now that a crash could be undone.
+        try disk.free()
+        let secondLog = Self.logOfLatestDaemon(rig)
+        try await eventually("the daemon says the journal is written again") {
+            secondLog().contains("stream journal \(rig.stateDirectory)/streams.json written again")
+        }
+        try await eventually("the music is muted for the call once it is journaled") {
+            try await rig.observer.sinkInput(music.index)?.muted == true
+        }
+        #expect(try rig.journal(in: rig.stateDirectory).entries.contains { $0.index == music.index && $0.policyMuted })
+
+        // kill -9 with space: the journal gives the music back when the call is over and a daemon starts.
+        rig.killDaemon()
+        call.terminate()
+        _ = call.waitForExit()
+        try await rig.startDaemon()
+        try await eventually("the music is heard again after the restart") {
+            try await rig.observer.sinkInput(music.index)?.muted == false
+        }
+        print(
+            "full disk: \(secondLog().split(separator: "\n").first { $0.contains("written again") }?.split(separator: "]").last ?? "")"
+        )
+    }
+
+    static func request(_ op: AudioSessionProtocol.Operation, _ change: (inout Request) -> Void) -> Request {
+        var request = Request(op: op)
+        change(&request)
+        return request
+    }
+
+    /// What the daemon started last logs, read afresh on each call, also after another daemon started.
+    static func logOfLatestDaemon(_ rig: CrashRig) -> @Sendable () -> String {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: rig.server.directory)) ?? []
+        let latest = files.filter { $0.hasSuffix("-audiosessiond.log") }.max {
+            Int($0.split(separator: "-")[1]) ?? 0 < Int($1.split(separator: "-")[1]) ?? 0
+        }
+        let path = rig.server.directory + "/" + (latest ?? "none")
+        return { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+    }
+
+    /// The music stays unmuted for 2 s (what the policy would do, it does within milliseconds).
+    static func staysUnmuted(_ index: UInt32, _ rig: CrashRig, _ when: String) async throws {
+        let until = ContinuousClock.now + .seconds(2)
+        while ContinuousClock.now < until {
+            let muted = try await rig.observer.sinkInput(index)?.muted
+            try #require(muted == false, "the music was muted \(when)")
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
+/// A tmpfs of 256 KiB mounted over a directory (the tests run as root), filled up and freed on demand.
+final class SmallDisk: @unchecked Sendable {
+    let path: String
+    private var mounted = false
+
+    init(at path: String) throws {
+        self.path = path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", path]
+        try mount.run()
+        mount.waitUntilExit()
+        guard mount.terminationStatus == 0 else {
+            throw LiveTestError("mount -t tmpfs on \(path) failed (status \(mount.terminationStatus)): the test needs root")
+        }
+        mounted = true
+    }
+
+    /// Writes `filler` until the file system says ENOSPC; the bytes written.
+    func fill() throws -> Int {
+        let descriptor = open(path + "/filler", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard descriptor >= 0 else { throw LiveTestError("cannot create \(path)/filler") }
+        defer { close(descriptor) }
+        let block = [UInt8](repeating: 0x2a, count: 1024)
+        var total = 0
+        while true {
+            let count = block.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                guard errno == ENOSPC else { throw LiveTestError("filling \(path): errno \(errno), not ENOSPC") }
+                return total
+            }
+            total += count
+        }
+    }
+
+    func free() throws { try FileManager.default.removeItem(atPath: path + "/filler") }
+
+    func unmount() {
+        guard mounted else { return }
+        let umount = Process()
+        umount.executableURL = URL(fileURLWithPath: "/bin/umount")
+        umount.arguments = ["-l", path]
+        try? umount.run()
+        umount.waitUntilExit()
+        mounted = false
+    }
+}
