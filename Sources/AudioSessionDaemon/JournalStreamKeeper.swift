@@ -137,7 +137,9 @@ extension PulseSession {
         }
         guard !needed.isEmpty else { return [] }
         syncJournal(removing: false)
-        return Set(needed.filter { origin in journal?.needsWrite(origin, journalEntry(for: origin, widening: true)) == true })
+        return Set(
+            needed.filter { origin in journal?.needsWrite(origin, journalEntry(for: origin, widening: true)) == true }
+        )
     }
 
     /// The whole journal as the ledger calls for it. Ahead of a write only additions and changes are made

@@ -96,8 +96,14 @@ enum StateFiles {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data: Data
-        do { data = try encoder.encode(value) } catch { throw WriteError(description: "\(path): cannot encode: \(error)") }
-        do { try writeAtomically(data + Data("\n".utf8), to: path, logger: logger) } catch let error as WriteError {
+        do {
+            data = try encoder.encode(value)
+        } catch {
+            throw WriteError(description: "\(path): cannot encode: \(error)")
+        }
+        do {
+            try writeAtomically(data + Data("\n".utf8), to: path, logger: logger)
+        } catch let error as WriteError {
             throw error
         } catch {
             throw WriteError(description: "\(path): \(error)")

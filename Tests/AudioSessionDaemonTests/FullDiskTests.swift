@@ -68,16 +68,24 @@ struct FullDiskTests {
         try await eventually("the daemon reports the journal it cannot write") {
             firstLog().split(separator: "\n").contains { $0.contains("streams.json") && $0.contains("not written") }
         }
-        #expect(try await Self.staysUnmuted(music.index, rig), "the music was muted during a call whose mute could not be journaled")
+        #expect(
+            try await Self.staysUnmuted(music.index, rig),
+            "the music was muted during a call whose mute could not be journaled"
+        )
 
         // kill -9, and a new daemon on the still full disk: nothing is muted, before or after it starts.
         rig.killDaemon()
         #expect(try await rig.observer.sinkInput(music.index)?.muted == false)
         try await rig.startDaemon()
-        #expect(try await Self.staysUnmuted(music.index, rig), "the music was muted after kill -9 and a restart on the full disk")
+        #expect(
+            try await Self.staysUnmuted(music.index, rig),
+            "the music was muted after kill -9 and a restart on the full disk"
+        )
 
         // The log: the failure once, not once per turn.
-        let failures = firstLog().split(separator: "\n").filter { $0.contains("streams.json") && $0.contains("not written") }
+        let failures = firstLog().split(separator: "\n").filter {
+            $0.contains("streams.json") && $0.contains("not written")
+        }
         print("full disk: the first daemon logged \(failures.count) journal failure lines: \(failures.first ?? "")")
         #expect(failures.count == 1)
         #expect(failures.first?.contains("No space left on device (ENOSPC, errno 28)") == true)
@@ -152,7 +160,9 @@ final class SmallDisk: @unchecked Sendable {
         try mount.run()
         mount.waitUntilExit()
         guard mount.terminationStatus == 0 else {
-            throw LiveTestError("mount -t tmpfs on \(path) failed (status \(mount.terminationStatus)): the test needs root")
+            throw LiveTestError(
+                "mount -t tmpfs on \(path) failed (status \(mount.terminationStatus)): the test needs root"
+            )
         }
         mounted = true
     }
