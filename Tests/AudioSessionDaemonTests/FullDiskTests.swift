@@ -48,8 +48,11 @@ struct FullDiskTests {
         #expect(settings.contains("\"silentSwitch\":\"silent\""))
     }
 
-    @Test func aStreamWhoseJournalCannotBeWrittenIsNotMutedAndNothingIsLeftMutedAfterKill9() async throws {
-        let rig = try await CrashRig(.pulseaudio)
+    @Test(arguments: PrivateSoundServer.Kind.allCases)
+    func aStreamWhoseJournalCannotBeWrittenIsNotMutedAndNothingIsLeftMutedAfterKill9(
+        _ kind: PrivateSoundServer.Kind
+    ) async throws {
+        let rig = try await CrashRig(kind)
         defer { rig.stop() }
         let disk = try SmallDisk(at: rig.stateDirectory)
         defer { disk.unmount() }
@@ -62,14 +65,26 @@ struct FullDiskTests {
         let bytes = try disk.fill()
         print("full disk: the state tmpfs filled with \(bytes) bytes")
 
-        // An unaware call: the music is not muted, since its user's values could not be journaled first.
-        let call = try rig.play(app: "call", role: "phone")
-        defer { call.terminate() }
+        // A navigation prompt: the music is not ducked, since its user's values could not be journaled first.
+        let prompt = try rig.play(app: "maps", role: "navigation")
+        defer { prompt.terminate() }
         try await eventually("the daemon reports the journal it cannot write") {
             firstLog().split(separator: "\n").contains { $0.contains("streams.json") && $0.contains("not written") }
         }
         #expect(
-            try await Self.staysUnmuted(music.index, rig),
+            try await Self.staysAsTheUserSetIt(music, rig),
+            "the music was ducked by a prompt whose duck could not be journaled"
+        )
+        prompt.terminate()
+        _ = prompt.waitForExit()
+        try await eventually("the prompt's stream is gone") { try await rig.observer.sinkInputs().count == 1 }
+
+        // An unaware call: the music is not muted either.
+        let call = try rig.play(app: "call", role: "phone")
+        defer { call.terminate() }
+        _ = try await rig.stream(app: "call")
+        #expect(
+            try await Self.staysAsTheUserSetIt(music, rig),
             "the music was muted during a call whose mute could not be journaled"
         )
 
@@ -78,7 +93,7 @@ struct FullDiskTests {
         #expect(try await rig.observer.sinkInput(music.index)?.muted == false)
         try await rig.startDaemon()
         #expect(
-            try await Self.staysUnmuted(music.index, rig),
+            try await Self.staysAsTheUserSetIt(music, rig),
             "the music was muted after kill -9 and a restart on the full disk"
         )
 
@@ -135,11 +150,13 @@ struct FullDiskTests {
         return { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
     }
 
-    /// Whether the music stays unmuted for 2 s (what the policy does, it does within milliseconds).
-    static func staysUnmuted(_ index: UInt32, _ rig: CrashRig) async throws -> Bool {
+    /// Whether the music keeps its user's volume and stays unmuted for 2 s (what the policy does, it does
+    /// within milliseconds).
+    static func staysAsTheUserSetIt(_ music: PulseSinkInput, _ rig: CrashRig) async throws -> Bool {
         let until = ContinuousClock.now + .seconds(2)
         while ContinuousClock.now < until {
-            guard try await rig.observer.sinkInput(index)?.muted == false else { return false }
+            guard let now = try await rig.observer.sinkInput(music.index), !now.muted, now.volume == music.volume
+            else { return false }
             try await Task.sleep(for: .milliseconds(20))
         }
         return true
