@@ -76,7 +76,7 @@ struct StateKeeper: Sendable {
         do {
             try StateFiles.writeJSON(new, to: directory.file(StateSettings.fileName), logger: logger)
         } catch {
-            settingsTrouble.failed(error, logger: logger, consequence: "requests that change a setting are refused")
+            settingsTrouble.failed(error, logger: logger, consequence: "the settings are not kept for the next start, and requests that change one are refused")
             return error
         }
         settingsTrouble.succeeded(logger: logger)
@@ -117,7 +117,6 @@ struct StateKeeper: Sendable {
             return error
         }
     }
-
 }
 
 /// What a request needs written in the state directory before it may take effect (docs/STATE.md, "A full
