@@ -76,7 +76,11 @@ struct StateKeeper: Sendable {
         do {
             try StateFiles.writeJSON(new, to: directory.file(StateSettings.fileName), logger: logger)
         } catch {
-            settingsTrouble.failed(error, logger: logger, consequence: "the settings are not kept for the next start, and requests that change one are refused")
+            settingsTrouble.failed(
+                error,
+                logger: logger,
+                consequence: "the settings are not kept for the next start, and requests that change one are refused"
+            )
             return error
         }
         settingsTrouble.succeeded(logger: logger)
