@@ -29,6 +29,10 @@ public struct AudioSessionError: Error, Sendable, Equatable, CustomStringConvert
         case badField
         /// Only the daemon's own user (or root) may do this, e.g. declare a call.
         case notPermitted
+        /// The daemon could not write the state the request needs (a full disk): the message names the file and
+        /// the system's error. Nothing was changed; try again once there is space. A library older than this code
+        /// reports it as `unexpectedReply`, with `stateUnavailable` in the message.
+        case stateUnavailable
         /// No daemon listens on the socket, or it went away; the message names the socket path.
         case daemonUnavailable
         /// The daemon answered with something this library cannot read (a newer or broken daemon).

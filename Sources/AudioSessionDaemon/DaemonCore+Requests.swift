@@ -8,6 +8,9 @@ extension DaemonCore {
         if request.op.isControl && !isPrivileged(record.peer) {
             return fail(request, client, ErrorBody(code: ProtocolError.Code.notPermitted.rawValue, message: "\(request.op.rawValue) is a control request; only user \(controlUserID) may send it"))
         }
+        if let problem = stateProblem, StateNeed(request) != nil {
+            return fail(request, client, stateUnavailable(problem, request))
+        }
         switch request.op {
         case .hello: hello(request, client)
         case .setCategory:
@@ -60,7 +63,7 @@ extension DaemonCore {
         }
     }
 
-    private func isPrivileged(_ peer: ClientPeer) -> Bool { peer.userID == controlUserID || peer.userID == 0 }
+    func isPrivileged(_ peer: ClientPeer) -> Bool { peer.userID == controlUserID || peer.userID == 0 }
 
     /// `hello`: creates the caller's session with its app name; `call: true` (a telephony or VoIP app) needs
     /// the daemon's own user.

@@ -39,6 +39,9 @@ struct DaemonCore: Sendable {
     /// Which file a configured executable is now. The one look at the file system the core makes: a dialer
     /// updated since the configuration was read is still recognised.
     var fileIdentity: @Sendable (String) -> FileIdentity? = { FileIdentity.of(path: $0) }
+    /// Why the state directory could not take the write the current request needs (`StateKeeper.prepare`, a
+    /// full disk): the request is refused with `stateUnavailable`. Set by the policy loop before each input.
+    var stateProblem: StateFiles.WriteError?
 
     init(engine: PolicyEngine, controlUserID: UInt32, soundServer: Bool = true) {
         self.engine = engine

@@ -20,6 +20,8 @@ struct JournalEventLog: Sendable {
     let logger: Logger
     private var descriptor: Int32
     private(set) var count: Int
+    /// Failed appends (a full disk), logged once and counted.
+    private var trouble: StateWriteTrouble
 
     /// Opens (or creates) the log in `directory`.
     static func open(in directory: StateDirectory, limit: Int = defaultLimit, logger: Logger) -> JournalEventLog? {
@@ -31,7 +33,7 @@ struct JournalEventLog: Sendable {
         let data = StateFiles.read(descriptor) ?? Data()
         let count = data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
         let endsMidLine = data.last.map { $0 != UInt8(ascii: "\n") } ?? false
-        let log = JournalEventLog(
+        var log = JournalEventLog(
             path: path,
             olderPath: directory.file(olderFileName),
             eventsPerFile: max(1, limit / 2),
@@ -53,6 +55,7 @@ struct JournalEventLog: Sendable {
         self.logger = logger
         self.descriptor = descriptor
         self.count = count
+        self.trouble = StateWriteTrouble("event log \(path)")
     }
 
     /// Appends records; true when the file is full and should be rotated.
@@ -88,19 +91,24 @@ struct JournalEventLog: Sendable {
         descriptor = -1
     }
 
-    private func write(_ data: Data) {
+    private mutating func write(_ data: Data) {
         guard descriptor >= 0 else { return }
-        data.withUnsafeBytes { bytes in
+        let failure: StateFiles.WriteError? = data.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
                 let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    logger.warning("event log \(path) not written: \(StateFiles.errnoText())")
-                    return
+                    return StateFiles.WriteError.system("cannot append to", path)
                 }
                 offset += written
             }
+            return nil
+        }
+        if let failure {
+            trouble.failed(failure, logger: logger, consequence: "the events meanwhile are not recorded")
+        } else {
+            trouble.succeeded(logger: logger)
         }
     }
 

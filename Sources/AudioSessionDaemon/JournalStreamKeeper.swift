@@ -13,29 +13,49 @@ struct JournalStreamKeeper: Sendable {
     private(set) var written: [StreamOrigin: JournalStreamEntry] = [:]
     /// How many times the file was written, for the log and tests.
     private(set) var writes = 0
+    /// Failed writes (a full disk), logged once and counted.
+    private(set) var trouble: StateWriteTrouble
+    /// The file holds what an earlier daemon wrote (`reset` could not empty it): the next sync writes it even
+    /// with no entries.
+    private var unknownOnDisk = false
 
     init(path: String, server: JournalServerIdentity, logger: Logger) {
         self.path = path
         self.server = server
         self.logger = logger
+        self.trouble = StateWriteTrouble("stream journal \(path)")
     }
 
-    /// Writes `entries` if they differ from the file's.
-    mutating func sync(_ entries: [StreamOrigin: JournalStreamEntry]) {
-        guard entries != written else { return }
+    /// Writes `entries` if they differ from the file's; false when the file could not be written (it keeps what
+    /// it held, and `written` says what that is).
+    @discardableResult
+    mutating func sync(_ entries: [StreamOrigin: JournalStreamEntry]) -> Bool {
+        guard entries != written || unknownOnDisk else { return true }
         let journal = JournalStreams(
             server: server,
             entries: entries.values.sorted { ($0.kind.rawValue, $0.index) < ($1.kind.rawValue, $1.index) }
         )
-        if StateFiles.save(journal, to: path, logger: logger) {
-            written = entries
-            writes += 1
+        do {
+            try StateFiles.writeJSON(journal, to: path, logger: logger)
+        } catch {
+            trouble.failed(
+                error,
+                logger: logger,
+                consequence: "the policy mutes, ducks or moves no stream it would have to journal first"
+            )
+            return false
         }
+        trouble.succeeded(logger: logger)
+        unknownOnDisk = false
+        written = entries
+        writes += 1
+        return true
     }
 
     /// Writes an empty journal, whatever the file held.
     mutating func reset() {
-        written = [StreamOrigin.client(ClientID(rawValue: -1), 0): JournalStreamEntry.none]
+        written = [:]
+        unknownOnDisk = true
         sync([:])
     }
 
@@ -97,16 +117,29 @@ extension PulseSession {
     }
 
     /// Before a write to the server: the stream's entry goes to disk first if it is not there as it must be.
-    mutating func journalAhead(of write: StreamLedger.Write) {
-        guard journal != nil else { return }
+    /// False when it had to and could not (the disk is full): then the write must not be made, or a crash could
+    /// leave the stream changed with nothing on disk to undo it.
+    mutating func journalAhead(of write: StreamLedger.Write) -> Bool {
+        guard journal != nil else { return true }
         let origin: StreamOrigin =
             switch write {
             case .volume(let origin, _), .mute(let origin, _), .move(let origin, _): origin
             }
-        guard let entry = journalEntry(for: origin, widening: true), journal?.needsWrite(origin, entry) == true else {
-            return
+        return journalAhead(of: [origin]).isEmpty
+    }
+
+    /// The streams of `origins` whose entries had to go to disk ahead of a write and could not.
+    mutating func journalAhead(of origins: [StreamOrigin]) -> Set<StreamOrigin> {
+        guard journal != nil else { return [] }
+        let needed = origins.filter { origin in
+            guard let entry = journalEntry(for: origin, widening: true) else { return false }
+            return journal?.needsWrite(origin, entry) == true
         }
+        guard !needed.isEmpty else { return [] }
         syncJournal(removing: false)
+        return Set(
+            needed.filter { origin in journal?.needsWrite(origin, journalEntry(for: origin, widening: true)) == true }
+        )
     }
 
     /// The whole journal as the ledger calls for it. Ahead of a write only additions and changes are made
@@ -129,18 +162,6 @@ extension PulseSession {
         journal?.sync([:])
         journal = nil
     }
-}
-
-extension JournalStreamEntry {
-    /// Stands for "whatever the file holds" in `JournalStreamKeeper.reset`.
-    fileprivate static let none = JournalStreamEntry(
-        kind: .sinkInput,
-        index: 0,
-        userVolume: [],
-        userMuted: false,
-        policyVolume: [],
-        policyMuted: false
-    )
 }
 
 extension DeviceTable {

@@ -54,6 +54,12 @@ final class PolicyService: Service {
         defer { keeper?.finish() }
         var timers: [TimerID: Task<Void, Never>] = [:]
         for await input in inputs.cancelOnGracefulShutdown() {
+            // A request that needs a state write has it made (or room for it found) first; one that cannot be
+            // is refused before it changes anything.
+            core.stateProblem = nil
+            if case .request(let client, let request) = input, core.permits(request, from: client) {
+                core.stateProblem = keeper?.prepare(request, core: core)
+            }
             for effect in core.handle(input) {
                 switch effect {
                 case .send(let client, let message):

@@ -175,5 +175,7 @@ enum PulseWork: Sendable {
     case rules(PortRules)
     /// A reloaded fade time, for the fades that start from now on.
     case fade(Int)
+    /// Verdicts that waited for the stream journal (a full disk): try them again.
+    case journalRetry
     case shutdown
 }

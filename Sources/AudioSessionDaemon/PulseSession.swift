@@ -31,6 +31,11 @@ struct PulseSession {
     let journalPath: String?
     let serverAddress: String?
     var journal: JournalStreamKeeper?
+    /// Verdicts not carried out because the journal could not be written ahead of them (a full disk): the
+    /// stream keeps its user's values meanwhile, and they are tried again every `journalRetry`.
+    var unjournaled: [StreamOrigin: StreamVerdict] = [:]
+    var journalRetryPending = false
+    static let journalRetry = Duration.seconds(1)
     /// Takes the verdicts the policy handed over since the last `.verdicts` (`PulseService`).
     let takeVerdicts: @Sendable () -> [(StreamOrigin, StreamVerdict)]
     /// How long a running stream must stay corked to count as paused: PipeWire corks a stream for a few
@@ -92,6 +97,11 @@ struct PulseSession {
             try await handle(facility, change, index)
         case .verdicts:
             await enforce(takeVerdicts())
+        case .journalRetry:
+            journalRetryPending = false
+            let waiting = unjournaled.map { ($0.key, $0.value) }
+            unjournaled.removeAll()
+            await enforce(waiting)
         case .fadeStep(let origin, let fade):
             await continueFade(origin, fade)
         case .pauseSettled(let origin, let pause):
@@ -251,6 +261,7 @@ struct PulseSession {
     /// saved state, so the app's next stream does not start ducked or muted.
     private mutating func streamGone(_ origin: StreamOrigin) async {
         fades[origin] = nil
+        unjournaled[origin] = nil
         reportedRunning[origin] = nil
         unsettledPauses[origin] = nil
         lastReported[origin] = nil
@@ -279,12 +290,31 @@ struct PulseSession {
             if latest.updateValue(verdict, forKey: origin) == nil { order.append(origin) }
         }
         var planned: [(origin: StreamOrigin, before: PulseVolume?, writes: [StreamLedger.Write])] = []
+        var entriesBefore: [StreamOrigin: StreamLedger.Entry] = [:]
         for origin in order {
             let verdict = latest[origin]!
             let device = devices.device(for: verdict.port, isSink: origin.isSinkInput)
+            entriesBefore[origin] = ledger.entries[origin]
+            unjournaled[origin] = nil
             let before = ledger.entries[origin]?.writtenVolume
             fades[origin] = nil
             planned.append((origin, before, ledger.apply(verdict, to: origin, device: device)))
+        }
+        // Every entry the turn needs goes to disk first, in one write. A stream whose entry cannot be written
+        // (the disk is full) keeps its user's values: the policy does not hold silenced what a crash could leave
+        // silenced with nothing on disk to undo it. Its verdict waits and is tried again.
+        // Giving a stream back its user's values needs no entry, and is never held back.
+        let refused = journalAhead(
+            of: planned.filter { $0.writes.contains(where: holdsBack) }.map(\.origin)
+        )
+        if !refused.isEmpty {
+            for origin in refused {
+                ledger.putBack(entriesBefore[origin], for: origin)
+                unjournaled[origin] = latest[origin]
+            }
+            planned.removeAll { refused.contains($0.origin) }
+            logger.debug("\(refused.count) verdicts not carried out: the stream journal cannot be written")
+            scheduleJournalRetry()
         }
         // The writes of the turn are issued together (each stream's in order) and awaited together: one round
         // trip for the turn instead of one per write, and still no report is read before they are all done.
@@ -296,7 +326,6 @@ struct PulseSession {
                 if case .volume(_, let target) = write, let before, fadeMilliseconds > 0, origin.isSinkInput {
                     startFade(origin, from: before, to: target)
                 } else {
-                    journalAhead(of: write)
                     if case .volume(let origin, let volume) = write { ledger.noteWritten(volume, for: origin) }
                     direct.append(write)
                 }
@@ -350,14 +379,42 @@ struct PulseSession {
         }
     }
 
+    /// Tries the verdicts that could not be journaled again in a while, when the disk may have room.
+    private mutating func scheduleJournalRetry() {
+        guard !journalRetryPending else { return }
+        journalRetryPending = true
+        let work = work
+        Task {
+            try? await Task.sleep(for: Self.journalRetry)
+            work.yield(.journalRetry)
+        }
+    }
+
     private mutating func perform(_ write: StreamLedger.Write) async {
-        journalAhead(of: write)
+        // A write whose journal entry could not be written is not made (a stream the server moved is then not
+        // held muted; a fade step is skipped).
+        guard journalAhead(of: write) || !holdsBack(write) else {
+            logger.debug("\(write) not made: the stream journal cannot be written")
+            return
+        }
         if case .volume(let origin, let volume) = write { ledger.noteWritten(volume, for: origin) }
         do {
             try await Self.issue(write, on: connection)
         } catch {
             // The stream may have gone meanwhile; its removal event follows.
             logger.debug("\(write) failed: \(error)")
+        }
+    }
+
+    /// Whether a write takes a stream farther from its user's values (a mute, a move, a quieter volume): only
+    /// those wait for the journal; one that gives values back is made whatever the disk says.
+    private func holdsBack(_ write: StreamLedger.Write) -> Bool {
+        switch write {
+        case .mute(_, let muted): return muted
+        case .move: return true
+        case .volume(let origin, let volume):
+            guard let written = ledger.entries[origin]?.writtenVolume else { return false }
+            return volume.channels.reduce(0, { $0 + UInt64($1) }) < written.channels.reduce(0, { $0 + UInt64($1) })
         }
     }
 

@@ -17,6 +17,21 @@ import Logging
 enum StateFiles {
     struct WriteError: Error, CustomStringConvertible {
         var description: String
+        /// The file that could not be written (the temporary or the file itself), and the system's reason,
+        /// when the failure was a system call's: what a `stateUnavailable` reply names.
+        var path: String?
+        var code: Int32?
+
+        init(description: String) { self.description = description }
+
+        /// `what` failed on `path` with the current `errno`.
+        static func system(_ what: String, _ path: String) -> WriteError {
+            let code = errno
+            var error = WriteError(description: "\(what) \(path): \(StateFiles.errnoText(code))")
+            error.path = path
+            error.code = code
+            return error
+        }
     }
 
     /// Replaces `path` with `data` atomically and durably. A link or stale file left at the temporary name is
@@ -29,10 +44,10 @@ enum StateFiles {
             logger?.error("state file \(temporary) is \(oddity); not followed: removed")
         }
         if unlink(temporary) != 0 && errno != ENOENT {
-            throw WriteError(description: "cannot remove \(temporary): \(errnoText())")
+            throw WriteError.system("cannot remove", temporary)
         }
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw WriteError(description: "cannot create \(temporary): \(errnoText())") }
+        guard descriptor >= 0 else { throw WriteError.system("cannot create", temporary) }
         var written = 0
         let ok = data.withUnsafeBytes { bytes -> Bool in
             while written < bytes.count {
@@ -46,16 +61,16 @@ enum StateFiles {
             return true
         }
         guard ok, fsync(descriptor) == 0 else {
-            let reason = errnoText()
+            let error = WriteError.system("cannot write", temporary)
             close(descriptor)
             unlink(temporary)
-            throw WriteError(description: "cannot write \(temporary): \(reason)")
+            throw error
         }
         close(descriptor)
         guard rename(temporary, path) == 0 else {
-            let reason = errnoText()
+            let error = WriteError.system("cannot rename \(temporary) to", path)
             unlink(temporary)
-            throw WriteError(description: "cannot rename \(temporary) to \(path): \(reason)")
+            throw error
         }
         let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directoryDescriptor >= 0 {
@@ -68,14 +83,56 @@ enum StateFiles {
     @discardableResult
     static func save<Value: Encodable>(_ value: Value, to path: String, logger: Logger) -> Bool {
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            try writeAtomically(encoder.encode(value) + Data("\n".utf8), to: path, logger: logger)
+            try writeJSON(value, to: path, logger: logger)
             return true
         } catch {
             logger.error("state file \(path) not written: \(error)")
             return false
         }
+    }
+
+    /// Encodes `value` as JSON and writes it atomically; the caller decides what a failure means.
+    static func writeJSON<Value: Encodable>(_ value: Value, to path: String, logger: Logger) throws(WriteError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data: Data
+        do {
+            data = try encoder.encode(value)
+        } catch {
+            throw WriteError(description: "\(path): cannot encode: \(error)")
+        }
+        do {
+            try writeAtomically(data + Data("\n".utf8), to: path, logger: logger)
+        } catch let error as WriteError {
+            throw error
+        } catch {
+            throw WriteError(description: "\(path): \(error)")
+        }
+    }
+
+    /// Whether `bytes` more could be written in `directory` now: a file of that size is written (not synced:
+    /// the file system reserves the blocks when it takes the data) at `space.probe` and removed. Nil when it
+    /// could; the error (ENOSPC on a full disk, EDQUOT over a quota) when not.
+    static func probeSpace(in directory: String, bytes: Int) -> WriteError? {
+        let path = directory + "/space.probe"
+        unlink(path)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return WriteError.system("cannot create", path) }
+        defer {
+            close(descriptor)
+            unlink(path)
+        }
+        let block = [UInt8](repeating: 0x20, count: 4096)
+        var written = 0
+        while written < bytes {
+            let count = block.withUnsafeBytes { write(descriptor, $0.baseAddress!, min($0.count, bytes - written)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return WriteError.system("cannot write", path)
+            }
+            written += count
+        }
+        return nil
     }
 
     /// Removes a state file (a link is removed, not what it points to).
@@ -210,7 +267,17 @@ enum StateFiles {
         }
     }
 
-    static func errnoText() -> String { String(cString: strerror(errno)) }
+    static func errnoText() -> String { errnoText(errno) }
+
+    /// The system's words for an error number, with its name for the usual ones: `No space left on device
+    /// (ENOSPC, errno 28)`.
+    static func errnoText(_ code: Int32) -> String {
+        let names: [Int32: String] = [
+            ENOSPC: "ENOSPC", EDQUOT: "EDQUOT", EROFS: "EROFS", EIO: "EIO", EACCES: "EACCES", EPERM: "EPERM",
+            EFBIG: "EFBIG", ENOENT: "ENOENT", ELOOP: "ELOOP", EEXIST: "EEXIST",
+        ]
+        return "\(String(cString: strerror(code))) (\(names[code].map { "\($0), " } ?? "")errno \(code))"
+    }
 }
 
 /// A state file's content: it carries its format version, and a file of another version is reported and

@@ -1,5 +1,11 @@
+import AudioSessionPolicy
+import AudioSessionProtocol
 import Foundation
 import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What the policy loop keeps in the state directory after each input: the user's settings when they changed
 /// (`settings.json`, written atomically), and the engine events it handled (the event log).
@@ -11,12 +17,15 @@ struct StateKeeper: Sendable {
     private let bootID: String?
     /// When each pending engine timer was started, for checkpoints.
     private var timerStarts: [Int: Double] = [:]
+    /// Failed writes of `settings.json` (a full disk), logged once and counted.
+    private var settingsTrouble: StateWriteTrouble
 
     init(directory: StateDirectory, settings: StateSettings, eventLogLimit: Int, logger: Logger) {
         self.directory = directory
         self.logger = logger
         self.settings = settings
         self.bootID = StateSettings.currentBootID
+        self.settingsTrouble = StateWriteTrouble("settings \(directory.file(StateSettings.fileName))")
         self.eventLog =
             eventLogLimit > 0 ? JournalEventLog.open(in: directory, limit: eventLogLimit, logger: logger) : nil
     }
@@ -60,8 +69,80 @@ struct StateKeeper: Sendable {
         now.bootID = bootID
         now.selectedOutput = core.outputMemory.selection
         guard now != settings else { return }
-        if StateFiles.save(now, to: directory.file(StateSettings.fileName), logger: logger) {
-            settings = now
+        _ = write(now)
+    }
+
+    private mutating func write(_ new: StateSettings) -> StateFiles.WriteError? {
+        do {
+            try StateFiles.writeJSON(new, to: directory.file(StateSettings.fileName), logger: logger)
+        } catch {
+            settingsTrouble.failed(
+                error,
+                logger: logger,
+                consequence: "the settings are not kept for the next start, and requests that change one are refused"
+            )
+            return error
+        }
+        settingsTrouble.succeeded(logger: logger)
+        settings = new
+        return nil
+    }
+
+    /// Before a request that needs the state directory (`StateNeed`): the write it needs is made now, ahead
+    /// of the request, or space for it is found. The failure, if any, is what the request is refused with
+    /// (`stateUnavailable`), before it changes anything.
+    ///
+    /// - A setting (the switch, the screen lock, the selected output) is written ahead with its new value; if
+    ///   the engine then refuses the request, `after` writes the settings back as they are.
+    /// - A request that may have the policy silence, duck or move streams needs their journal entries written
+    ///   first, by the sound-server connection, later in the turn: room for the journal as it is now and a
+    ///   page more is looked for (`StateFiles.probeSpace`).
+    mutating func prepare(_ request: Request, core: DaemonCore) -> StateFiles.WriteError? {
+        switch StateNeed(request) {
+        case nil:
+            return nil
+        case .setting:
+            var new = settings
+            new.bootID = bootID
+            switch request.op {
+            case .setSilentSwitch: new.silentSwitch = request.position ?? new.silentSwitch
+            case .setScreenLock: new.screenLocked = request.locked ?? false
+            default: new.selectedOutput = request.port.flatMap(AudioSessionPolicy.Port.init(rawValue:))
+            }
+            guard new != settings else { return nil }
+            return write(new)
+        case .streamJournal:
+            guard core.soundServer else { return nil }
+            let journal = directory.file(JournalStreams.fileName)
+            var info = stat()
+            let size = lstat(journal, &info) == 0 ? Int(info.st_size) : 0
+            guard var error = StateFiles.probeSpace(in: directory.path, bytes: size + 4096) else { return nil }
+            error.description = "no room for the stream journal \(journal) (\(size + 4096) bytes): \(error)"
+            return error
+        }
+    }
+}
+
+/// What a request needs written in the state directory before it may take effect (docs/STATE.md, "A full
+/// disk"). Facts the daemon is told (a port connected, a stream started) and requests that only give values
+/// back (deactivate) need nothing: they are never refused for a full disk.
+enum StateNeed {
+    /// `settings.json`: the switch, the screen lock, the output the user selected.
+    case setting
+    /// `streams.json`, ahead of the policy silencing, ducking or moving streams.
+    case streamJournal
+
+    init?(_ request: Request) {
+        switch request.op {
+        case .setSilentSwitch, .setScreenLock: self = .setting
+        case .selectOutput:
+            // A name that is no output port is refused for what it is, not for the disk.
+            guard let port = request.port.flatMap(AudioSessionPolicy.Port.init(rawValue:)), port.isOutput else {
+                return nil
+            }
+            self = .setting
+        case .activate, .setCategory, .overrideOutput: self = .streamJournal
+        default: return nil
         }
     }
 }

@@ -213,6 +213,13 @@ struct StreamLedger: Sendable {
 
     mutating func removeAll() { entries.removeAll() }
 
+    /// Undoes `apply` for a stream whose verdict is not carried out (its journal entry could not be written):
+    /// the entry as it was before.
+    mutating func putBack(_ entry: Entry?, for origin: StreamOrigin) {
+        guard entries[origin] != nil else { return }
+        entries[origin] = entry
+    }
+
     // MARK: Verdicts
 
     /// The writes that carry out a verdict: mute for silent/muted, the user's volume scaled for ducked, the

@@ -19,6 +19,9 @@ public struct ProtocolError: Error, Sendable, Equatable, CustomStringConvertible
         case badField
         /// A control request from another user, or a `call` declaration by one.
         case notPermitted
+        /// The daemon could not write the state the request needs (its state directory is full or failing); the
+        /// message names the file and the system's error. Nothing was changed; the request may be tried again.
+        case stateUnavailable
     }
 
     public init(_ code: Code, _ message: String, field: String? = nil, id: RequestID? = nil) {

@@ -1,0 +1,224 @@
+import AudioSessionProtocol
+import AudioSessionTestSupport
+import Foundation
+import PulseBackend
+import Testing
+
+@testable import AudioSessionCLI
+@testable import AudioSessionDaemon
+
+/// The daemon's state directory on a small tmpfs filled up (docs/STATE.md, "A full disk"): a request that
+/// needs a state write is refused with `stateUnavailable`, a stream whose journal entry cannot be written is
+/// not silenced, nothing is left muted after `kill -9`, and the log tells of the failure once.
+/// Mounting a tmpfs needs root (as the tests run in CI); elsewhere the suite is skipped, saying why.
+@Suite(.serialized, .timeLimit(.minutes(3)), .enabled(if: geteuid() == 0, "needs root to mount a small tmpfs"))
+struct FullDiskTests {
+    @Test func aRequestThatNeedsAStateWriteIsRefusedWithStateUnavailableWhileTheDiskIsFull() async throws {
+        let rig = try await CrashRig(.pulseaudio)
+        defer { rig.stop() }
+        let disk = try SmallDisk(at: rig.stateDirectory)
+        defer { disk.unmount() }
+        try await rig.startDaemon()
+        _ = try disk.fill()
+
+        // A setting: refused, naming the file and the error, and not changed.
+        let control = try rig.control()
+        let switchReply = try control.call(Self.request(.setSilentSwitch) { $0.position = .silent })
+        let refusal = try #require(switchReply.error, "the switch was flipped although it could not be kept")
+        print("full disk: setSilentSwitch: \(refusal.code): \(refusal.message)")
+        #expect(refusal.code == "stateUnavailable")
+        #expect(refusal.message.contains(rig.stateDirectory + "/settings.json"))
+        #expect(refusal.message.contains("ENOSPC"))
+        let status = try control.result(Request(op: .status))
+        #expect(status.status?.silentSwitch == .ring)
+
+        // An activation that could silence others: refused before it changes anything.
+        let app = try rig.control()
+        _ = try app.result(Self.request(.hello) { $0.app = "player" })
+        let activation = try app.call(Request(op: .activate))
+        print("full disk: activate: \(activation.error.map { "\($0.code): \($0.message)" } ?? "ok")")
+        #expect(activation.error?.code == "stateUnavailable")
+        #expect(activation.error?.message.contains("ENOSPC") == true)
+
+        // Space comes back: the same requests are taken, and the switch is kept.
+        try disk.free()
+        _ = try control.result(Self.request(.setSilentSwitch) { $0.position = .silent })
+        _ = try app.result(Request(op: .activate))
+        let settings = try String(contentsOfFile: rig.stateDirectory + "/settings.json", encoding: .utf8)
+        #expect(settings.contains("\"silentSwitch\":\"silent\""))
+    }
+
+    @Test(arguments: PrivateSoundServer.Kind.allCases)
+    func aStreamWhoseJournalCannotBeWrittenIsNotMutedAndNothingIsLeftMutedAfterKill9(
+        _ kind: PrivateSoundServer.Kind
+    ) async throws {
+        let rig = try await CrashRig(kind)
+        defer { rig.stop() }
+        let disk = try SmallDisk(at: rig.stateDirectory)
+        defer { disk.unmount() }
+        try await rig.startDaemon()
+        let firstLog = Self.logOfLatestDaemon(rig)
+        // Filled before anything has the daemon write its journal: a write under way while the disk fills would
+        // free the old file's blocks when it is renamed over it, and leave the journal room to go on.
+        let bytes = try disk.fill()
+        print("full disk: the state tmpfs filled with \(bytes) bytes")
+        let player = try rig.play(app: "radio", role: "music")
+        defer { player.terminate() }
+        let music = try await rig.stream(app: "radio")
+        // The user's volume, set as a user would (and not the first one seen: PipeWire may still settle it).
+        let user = PulseVolume(channels: [45875, 45875])
+        try await rig.observer.setSinkInputVolume(music.index, user)
+        try await eventually("the music has its user's volume") {
+            try await rig.observer.sinkInput(music.index)?.volume == user
+        }
+        _ = try disk.fill()
+
+        // A navigation prompt: the music is not ducked, since its user's values could not be journaled first.
+        let prompt = try rig.play(app: "maps", role: "navigation")
+        defer { prompt.terminate() }
+        _ = try await rig.stream(app: "maps")
+        try await eventually("the daemon reports the journal it cannot write") {
+            firstLog().split(separator: "\n").contains { $0.contains("streams.json") && $0.contains("not written") }
+        }
+        let duck = try await Self.changeOf(music.index, from: user, rig)
+        #expect(duck == nil, "the music was ducked by a prompt whose duck could not be journaled")
+        if duck != nil { print("full disk (\(kind)): the daemon's log:\n\(firstLog())") }
+        prompt.terminate()
+        _ = prompt.waitForExit()
+        try await eventually("the prompt's stream is gone") { try await rig.observer.sinkInputs().count == 1 }
+
+        // An unaware call: the music is not muted either.
+        let call = try rig.play(app: "call", role: "phone")
+        defer { call.terminate() }
+        _ = try await rig.stream(app: "call")
+        #expect(
+            try await Self.changeOf(music.index, from: user, rig) == nil,
+            "the music was muted during a call whose mute could not be journaled"
+        )
+
+        // kill -9, and a new daemon on the still full disk: nothing is muted, before or after it starts.
+        rig.killDaemon()
+        #expect(try await rig.observer.sinkInput(music.index)?.muted == false)
+        try await rig.startDaemon()
+        #expect(
+            try await Self.changeOf(music.index, from: user, rig) == nil,
+            "the music was muted after kill -9 and a restart on the full disk"
+        )
+
+        // The log: the failure once, not once per turn.
+        let failures = firstLog().split(separator: "\n").filter {
+            $0.contains("streams.json") && $0.contains("not written")
+        }
+        print("full disk: the first daemon logged \(failures.count) journal failure lines: \(failures.first ?? "")")
+        #expect(failures.count == 1)
+        #expect(failures.first?.contains("No space left on device (ENOSPC, errno 28)") == true)
+        let eventLogFailures = firstLog().split(separator: "\n").filter {
+            $0.contains("events.jsonl") && $0.contains("not written")
+        }
+        #expect(eventLogFailures.count <= 1, "the event log's failures flood the log: \(eventLogFailures.count) lines")
+
+        // Space comes back: the journal is written again (and the log says so), and the call's verdict, which
+        // waited for it, is carried out now that a crash could be undone.
+        try disk.free()
+        let secondLog = Self.logOfLatestDaemon(rig)
+        try await eventually("the daemon says the journal is written again") {
+            secondLog().contains("stream journal \(rig.stateDirectory)/streams.json written again")
+        }
+        try await eventually("the music is muted for the call once it is journaled") {
+            try await rig.observer.sinkInput(music.index)?.muted == true
+        }
+        #expect(try rig.journal(in: rig.stateDirectory).entries.contains { $0.index == music.index && $0.policyMuted })
+
+        // kill -9 with space: the journal gives the music back when the call is over and a daemon starts.
+        rig.killDaemon()
+        call.terminate()
+        _ = call.waitForExit()
+        try await rig.startDaemon()
+        try await eventually("the music is heard again after the restart") {
+            try await rig.observer.sinkInput(music.index)?.muted == false
+        }
+        print(
+            "full disk: \(secondLog().split(separator: "\n").first { $0.contains("written again") }?.split(separator: "]").last ?? "")"
+        )
+    }
+
+    static func request(_ op: AudioSessionProtocol.Operation, _ change: (inout Request) -> Void) -> Request {
+        var request = Request(op: op)
+        change(&request)
+        return request
+    }
+
+    /// What the daemon started last logs, read afresh on each call, also after another daemon started.
+    static func logOfLatestDaemon(_ rig: CrashRig) -> @Sendable () -> String {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: rig.server.directory)) ?? []
+        let latest = files.filter { $0.hasSuffix("-audiosessiond.log") }.max {
+            Int($0.split(separator: "-")[1]) ?? 0 < Int($1.split(separator: "-")[1]) ?? 0
+        }
+        let path = rig.server.directory + "/" + (latest ?? "none")
+        return { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+    }
+
+    /// What happens to the music within 2 s, if anything does to its user's volume and mute (what the policy
+    /// does, it does within milliseconds): nil when nothing.
+    static func changeOf(_ index: UInt32, from user: PulseVolume, _ rig: CrashRig) async throws -> String? {
+        let until = ContinuousClock.now + .seconds(2)
+        while ContinuousClock.now < until {
+            guard let now = try await rig.observer.sinkInput(index) else { return "the music's stream is gone" }
+            if now.muted || now.volume != user { return "muted: \(now.muted), volume \(now.volume.channels)" }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+}
+
+/// A tmpfs of 256 KiB mounted over a directory (the tests run as root), filled up and freed on demand.
+final class SmallDisk: @unchecked Sendable {
+    let path: String
+    private var mounted = false
+
+    init(at path: String) throws {
+        self.path = path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", path]
+        try mount.run()
+        mount.waitUntilExit()
+        guard mount.terminationStatus == 0 else {
+            throw LiveTestError(
+                "mount -t tmpfs on \(path) failed (status \(mount.terminationStatus)): the test needs root"
+            )
+        }
+        mounted = true
+    }
+
+    /// Writes on at the end of `filler` until the file system says ENOSPC (again, when space was freed since);
+    /// the bytes written.
+    func fill() throws -> Int {
+        let descriptor = open(path + "/filler", O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        guard descriptor >= 0 else { throw LiveTestError("cannot create \(path)/filler") }
+        defer { close(descriptor) }
+        let block = [UInt8](repeating: 0x2a, count: 1024)
+        var total = 0
+        while true {
+            let count = block.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                guard errno == ENOSPC else { throw LiveTestError("filling \(path): errno \(errno), not ENOSPC") }
+                return total
+            }
+            total += count
+        }
+    }
+
+    func free() throws { try FileManager.default.removeItem(atPath: path + "/filler") }
+
+    func unmount() {
+        guard mounted else { return }
+        let umount = Process()
+        umount.executableURL = URL(fileURLWithPath: "/bin/umount")
+        umount.arguments = ["-l", path]
+        try? umount.run()
+        umount.waitUntilExit()
+        mounted = false
+    }
+}
