@@ -18,9 +18,12 @@ import Testing
         let player = try live.play(role: "music")
         defer { player.terminate() }
         let music = try await live.stream(role: "music")
-        let call = try live.play(role: "phone", file: live.shortTone)
+        // The call lasts until the music has been seen muted: a call shorter than a loaded machine's delays
+        // could end before anyone looked.
+        let call = try live.play(role: "phone")
         defer { call.terminate() }
         try await eventually("the music is muted during the call") { try await live.current(music.index)?.muted == true }
+        call.stop()
         try await eventually("the music is heard again after the call and its grace", within: 8) {
             try await live.current(music.index)?.muted == false
         }
@@ -36,16 +39,19 @@ import Testing
         try await live.observer.setSinkInputVolume(music.index, Self.seventy)
         let ducked = Self.seventy.scaled(by: 0.25)
 
-        let prompt = try live.play(role: "navigation", file: live.shortTone)
+        // Each prompt lasts until the duck has been seen, then ends.
+        let prompt = try live.play(role: "navigation")
+        defer { prompt.terminate() }
         try await eventually("the music is ducked to a quarter of the user's volume") { try await live.current(music.index)?.volume == ducked }
+        prompt.stop()
         try await eventually("the user's exact volume is back", within: 8) { try await live.current(music.index)?.volume == Self.seventy }
-        _ = prompt.waitForExit()
 
-        let second = try live.play(role: "navigation", file: live.shortTone)
+        let second = try live.play(role: "navigation")
         defer { second.terminate() }
         try await eventually("ducked again") { try await live.current(music.index)?.volume == ducked }
         let fifty = PulseVolume(channels: [32768, 32768])
         try await live.observer.setSinkInputVolume(music.index, fifty)
+        second.stop()
         try await eventually("the volume the user set while ducked is kept afterwards", within: 8) {
             try await live.current(music.index)?.volume == fifty
         }
@@ -119,11 +125,16 @@ import Testing
             try await live.observer.sourceOutputs().contains { $0.properties["application.name"] == "parecord" }
         }
         let index = try #require(try await live.observer.sourceOutputs().first { $0.properties["application.name"] == "parecord" }).index
-        try await Task.sleep(for: .milliseconds(300))
+        // Once the daemon has judged the recorder's stream, the server's mute is what the daemon made of it.
+        try await eventually("the daemon has judged the recorder") {
+            let streams = try live.client().result(Request(op: .status)).status?.streams ?? []
+            return streams.contains { $0.origin == "pulse source-output \(index)" && $0.verdict == "capturing" }
+        }
         #expect(try await live.observer.sourceOutput(index)?.muted == false, "a recorder that names no role captures")
-        let call = try live.play(role: "phone", file: live.shortTone)
+        let call = try live.play(role: "phone")
         defer { call.terminate() }
         try await eventually("the call mutes the recorder (A6)") { try await live.observer.sourceOutput(index)?.muted == true }
+        call.stop()
         try await eventually("the recorder captures again after the call (U3)", within: 8) {
             try await live.observer.sourceOutput(index)?.muted == false
         }
