@@ -79,9 +79,14 @@ final class AlsaMixerService: Service, MixerEnforcer, AlsaThreadService {
         inputs.yield(.sound(.mixerVolume(ledger.user.volume)))
         defer { giveBack(mixer, &ledger) }
         while !stopping.load(ordering: .relaxed) {
-            for command in commands.withLock({ pending in
-                defer { pending.removeAll() }; return pending
-            }) {
+            let pending = commands.withLock { pending in
+                defer { pending.removeAll() }
+                return pending
+            }
+            // A change the user made whose event has not been waited for yet is taken in first, so a hold starts
+            // from what the user set last (an unmute just before the switch goes silent is the user's).
+            if !pending.isEmpty { try take(try read(mixer), into: &ledger) }
+            for command in pending {
                 let previous = ledger.lastSeen
                 let target: MixerLedger.Reading?
                 switch command {
@@ -100,21 +105,25 @@ final class AlsaMixerService: Service, MixerEnforcer, AlsaThreadService {
                 if !ledger.held { removeJournal() }
             }
             guard try mixer.waitForChange(timeoutMilliseconds: Self.pollMilliseconds) else { continue }
-            let reading = try read(mixer)
-            switch ledger.observe(reading) {
-            case .unchanged: break
-            case .changedByUser(let volumeChanged, let holdEnded):
-                if holdEnded {
-                    inputs.yield(.sound(.mixerReleasedByUser))
-                    logger.notice(
-                        "mixer \(control): unmuted outside the daemon while held for the silent switch; the user's wish stands"
-                    )
-                    removeJournal()
-                } else if ledger.held {
-                    writeJournal(ledger)
-                }
-                if volumeChanged { inputs.yield(.sound(.mixerVolume(ledger.user.volume))) }
+            try take(try read(mixer), into: &ledger)
+        }
+    }
+
+    /// What the control shows now: a change the daemon did not make is the user's.
+    private func take(_ reading: MixerLedger.Reading, into ledger: inout MixerLedger) throws {
+        switch ledger.observe(reading) {
+        case .unchanged: break
+        case .changedByUser(let volumeChanged, let holdEnded):
+            if holdEnded {
+                inputs.yield(.sound(.mixerReleasedByUser))
+                logger.notice(
+                    "mixer \(control): unmuted outside the daemon while held for the silent switch; the user's wish stands"
+                )
+                removeJournal()
+            } else if ledger.held {
+                writeJournal(ledger)
             }
+            if volumeChanged { inputs.yield(.sound(.mixerVolume(ledger.user.volume))) }
         }
     }
 

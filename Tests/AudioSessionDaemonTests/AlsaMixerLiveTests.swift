@@ -129,7 +129,8 @@ import Testing
         try await eventually("the daemon holds it") { try daemon.status().mixerMuted == true }
         try daemon.send(.setSilentSwitch) { $0.position = .ring }
         try await eventually("the daemon gives it back") { try daemon.status().mixerMuted == false }
-        try await Task.sleep(for: .milliseconds(200))
+        // Nothing is to change from here: a second for a late write to show.
+        try await Task.sleep(for: .seconds(1))
         #expect(try daemon.sinkMuted(), "the user had muted it before the daemon started")
 
         // The user unmutes while the switch holds it: the daemon does not mute it again behind their back.
@@ -140,7 +141,7 @@ import Testing
         try await eventually("the status says the daemon no longer holds it") {
             try daemon.status().mixerMuted == false
         }
-        try await Task.sleep(for: .milliseconds(300))
+        try await Task.sleep(for: .seconds(1))
         #expect(try !daemon.sinkMuted())
         await daemon.stop()
         #expect(try !daemon.sinkMuted())

@@ -168,6 +168,10 @@ import Testing
         defer { rig.stop() }
         try await rig.startDaemon()
         let ctl = try rig.control()
+        // The daemon answers before it has read the server's devices; an output is selected once it knows them.
+        try await eventually("the daemon knows the speaker") {
+            try rig.control().result(Request(op: .status)).status?.outputs.contains(.speaker) == true
+        }
         _ = try ctl.result(Request(op: .setSilentSwitch) { $0.position = .silent })
         _ = try ctl.result(Request(op: .selectOutput) { $0.port = "speaker" })
         let before = try #require(try ctl.result(Request(op: .status)).status)

@@ -24,18 +24,19 @@ struct PrivateSoundServerTests {
 
         // A stream with a role shows up with it.
         let tone = "\(server.directory)/tone.wav"
-        try PrivateSoundServer.writeTone(to: tone, seconds: 10)
+        // Longer than the wait below: the player is still playing when the wait gives up.
+        try PrivateSoundServer.writeTone(to: tone, seconds: 40)
         let player = try server.spawn("paplay", [tone], environment: ["PULSE_PROP": "media.role=music"])
         defer { terminate(player) }
         // A player that ends early ends the wait: its status and output say why there is no stream.
-        let appeared = try await eventually(within: .seconds(10)) {
+        let appeared = try await eventually(within: .seconds(30)) {
             try server.pactl(["list", "sink-inputs"]).contains("media.role = \"music\"") || !player.isRunning
         }
+        let outcome = player.isRunning ? "still running" : "exited with \(player.terminationStatus)"
+        let listed = (try? server.pactl(["list", "short", "sink-inputs"])) ?? "?"
         #expect(
             appeared && player.isRunning,
-            """
-            no sink input with media.role = "music" within 10 s; paplay \(player.isRunning ? "still running" :             "exited with \(player.terminationStatus)"), its output: \(server.output(of: player).suffix(600));             sink inputs: \((try? server.pactl(["list", "short", "sink-inputs"])) ?? "?")
-            """
+            "no sink input with media.role = \"music\" within 30 s; paplay \(outcome), its output: \(server.output(of: player).suffix(600)); sink inputs: \(listed)"
         )
         terminate(player)
 
