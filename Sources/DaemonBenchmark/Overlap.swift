@@ -7,7 +7,7 @@ import Synchronization
 /// only and the phone on the right only, so in the mix the first non-zero right sample is the phone's first
 /// sample played, and every non-zero left sample from then on is music heard over the call. Muting gives
 /// digital zero, so "above silence" is "not zero"; a ducked (quieter) music stream still counts as heard.
-final class MonitorRecording: Sendable {
+final class MixRecording: Sendable {
     private struct Counts {
         /// Frames read since the recording began.
         var frames = 0
@@ -33,7 +33,7 @@ final class MonitorRecording: Sendable {
     /// server and reads what it plays from its FIFO on a thread of its own. Why not a record stream on a
     /// monitor source: the daemon takes every record stream for an app's capture, and a call interrupts it
     /// (A6: it is muted from the phone's first moment on), so it would hear nothing of the overlap.
-    static func start(_ rig: Rig) throws -> MonitorRecording {
+    static func start(_ rig: Rig) throws -> MixRecording {
         let path = rig.server.directory + "/overlap.fifo"
         let output = try rig.server.pactl([
             "load-module", "module-pipe-sink", "sink_name=\(sink)", "file=\(path)", "format=s16le", "rate=44100",
@@ -47,7 +47,7 @@ final class MonitorRecording: Sendable {
             _ = try? rig.server.unloadModule(module)
             throw BenchError("\(rig.name): cannot read \(path): errno \(errno)")
         }
-        let recording = MonitorRecording(server: rig.server, module: module, pipe: pipe)
+        let recording = MixRecording(server: rig.server, module: module, pipe: pipe)
         Thread.detachNewThread { recording.readUntilEnd() }
         return recording
     }
@@ -84,7 +84,7 @@ final class MonitorRecording: Sendable {
     /// What was read, for an error message.
     var summary: String {
         counts.withLock { c in
-            "the monitor read \(c.frames) frames, \(c.musicFrames) with music since the trial began, the last with the "
+            "the sink played \(c.frames) frames, \(c.musicFrames) with music since the trial began, the last with the "
                 + "phone at \(c.lastRight.map(String.init) ?? "none")"
         }
     }
@@ -146,47 +146,47 @@ func poll<T>(_ timeout: Duration = .seconds(5), _ failure: @autoclosure () -> St
     }
 }
 
-/// Frames per second of the streams and the monitor (StreamCore's rate).
-let monitorRate = 44_100.0
+/// Frames per second of the streams and the sink (StreamCore's rate).
+let mixRate = 44_100.0
 
-/// Benchmark 5: one audible-overlap trial on `rig`: a music stream plays its tone (left); once the monitor has
-/// heard it alone for 50 ms, an unaware phone stream starts (tone on the right). The music frames heard in the
+/// Benchmark 5: one audible-overlap trial on `rig`: a music stream plays its tone (left); once it has been
+/// heard alone in the mix for 50 ms, an unaware phone stream starts (tone on the right). The music frames heard in the
 /// `window` after the phone's first sample reached the sink, in milliseconds (frames / 44.1). Both streams end
 /// before this returns.
-func overlapTrial(_ rig: Rig, _ monitor: MonitorRecording, window: Duration = .seconds(1)) async throws -> Double? {
-    monitor.reset()
+func overlapTrial(_ rig: Rig, _ mix: MixRecording, window: Duration = .seconds(1)) async throws -> Double? {
+    mix.reset()
     let music = try await PulsePlaybackStream.open(
         server: rig.server.pulseServer, name: "overlap-music", properties: ["media.role": "music"],
-        sink: MonitorRecording.sink, signal: .quietToneLeftOnly, pinned: true)
+        sink: MixRecording.sink, signal: .quietToneLeftOnly, pinned: true)
     defer { music.close() }
     // The daemon may hold new music back for the end of the previous call's grace (500 ms).
-    let alone = Int(monitorRate / 20)
-    try await poll(.seconds(5), "\(rig.name): the music was not heard alone at the monitor: \(monitor.summary)") {
-        monitor.musicAlone(for: alone) ? () : nil
+    let alone = Int(mixRate / 20)
+    try await poll(.seconds(5), "\(rig.name): the music was not heard alone in the mix: \(mix.summary)") {
+        mix.musicAlone(for: alone) ? () : nil
     }
-    monitor.arm()
+    mix.arm()
     let phone = try await PulsePlaybackStream.open(
         server: rig.server.pulseServer, name: "overlap-phone", properties: ["media.role": "phone"],
-        sink: MonitorRecording.sink, signal: .quietToneRightOnly, pinned: true)
+        sink: MixRecording.sink, signal: .quietToneRightOnly, pinned: true)
     defer { phone.close() }
-    let frames = Int(monitorRate * Double(window.components.seconds) + monitorRate * Double(window.components.attoseconds) / 1e18)
-    let heard = try await poll(window + .seconds(5), "\(rig.name): the phone stream was not heard at the monitor: \(monitor.summary)") {
-        monitor.overlap(after: frames)
+    let frames = Int(mixRate * Double(window.components.seconds) + mixRate * Double(window.components.attoseconds) / 1e18)
+    let heard = try await poll(window + .seconds(5), "\(rig.name): the phone stream was not heard in the mix: \(mix.summary)") {
+        mix.overlap(after: frames)
     }
-    return Double(heard) / monitorRate * 1000
+    return Double(heard) / mixRate * 1000
 }
 
 /// Benchmark 5 on the daemon's and the module's servers, trials alternating.
 func measureAudibleOverlap(_ daemonRig: Rig, _ moduleRig: Rig, into results: inout Results) async throws {
-    let daemonMonitor = try MonitorRecording.start(daemonRig)
-    defer { daemonMonitor.close() }
-    let moduleMonitor = try MonitorRecording.start(moduleRig)
-    defer { moduleMonitor.close() }
+    let daemonMix = try MixRecording.start(daemonRig)
+    defer { daemonMix.close() }
+    let moduleMix = try MixRecording.start(moduleRig)
+    defer { moduleMix.close() }
     let timings = try await alternate(
-        overlapTrials, "audible overlap at the sink's monitor",
+        overlapTrials, "audible overlap at the sink",
         [
-            { try await overlapTrial(daemonRig, daemonMonitor) },
-            { try await overlapTrial(moduleRig, moduleMonitor) },
+            { try await overlapTrial(daemonRig, daemonMix) },
+            { try await overlapTrial(moduleRig, moduleMix) },
         ])
     results.overlap = (timings[0], timings[1])
     func list(_ t: Timings) -> String { t.values.map { String(format: "%.1f", $0) }.joined(separator: " ") }

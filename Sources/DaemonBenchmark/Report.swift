@@ -24,8 +24,8 @@ func report(_ results: Results) {
 
 private func reportOverlap(_ results: Results) {
     print("")
-    print("5. Audible overlap: music heard at the sink's monitor after the phone stream's first sample (1 s window;")
-    print("   music tone on the left channel, phone tone on the right)")
+    print("5. Audible overlap: music heard at the sink after the phone stream's first sample (1 s window; music tone")
+    print("   on the left channel, phone tone on the right; a pipe sink, read from its FIFO)")
     guard let (daemon, module) = results.overlap else { return print("   not measured") }
     var table = Table(header: ["", "trials", "p50", "p99", "p50 vs module", "target", ""])
     let r50 = ratio(daemon.p50, module.p50)

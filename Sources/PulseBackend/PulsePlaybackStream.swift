@@ -1,5 +1,5 @@
 /// What a playback stream plays: a quiet 440 Hz tone (about -40 dBFS) on both channels, or on one only (so that
-/// a recording of the sink's monitor tells two streams apart by channel: the audible-overlap benchmark), or
+/// a recording of the mix tells two streams apart by channel: the daemon benchmark's audible overlap), or
 /// digital silence.
 public enum PlaybackSignal: Sendable, Equatable {
     case quietTone
@@ -64,8 +64,7 @@ public final class PulsePlaybackStream: Sendable {
     }
 }
 
-/// A real record stream, as an application would open one: 44.1 kHz stereo, reading until closed and
-/// discarding what it reads, or handing it to `samples` first.
+/// A real record stream, as an application would open one: 44.1 kHz stereo, reading and discarding until closed.
 public final class PulseRecordStream: Sendable {
     /// The stream's index as the server's source output.
     public let sourceOutputIndex: UInt32
@@ -85,28 +84,19 @@ public final class PulseRecordStream: Sendable {
     ///   - server: e.g. `"unix:/tmp/x/native"`, or nil for libpulse's default.
     ///   - name: the stream's and client's name.
     ///   - properties: stream properties, e.g. `["media.role": "phone"]`.
-    ///   - source: the name of the source to record from (e.g. `"speaker.monitor"`: what a sink plays), or nil
-    ///     for the server's choice.
-    ///   - samples: given each block read, as interleaved stereo s16 frames, on the connection's mainloop
-    ///     thread (it must not block, and must copy what it keeps: the buffer is the server's).
-    ///   - pinned: the stream stays on `source`: the server refuses to move it (PA_STREAM_DONT_MOVE), to a
-    ///     policy's input route among others.
+    ///   - source: the name of the source to record from, or nil for the server's choice.
     public static func open(
         server: String?,
         name: String,
         properties: [String: String],
-        source: String? = nil,
-        samples: (@Sendable (UnsafeBufferPointer<Int16>) -> Void)? = nil,
-        pinned: Bool = false
+        source: String? = nil
     ) async throws -> PulseRecordStream {
         let (core, index) = try await StreamCore.openOnOwnConnection(
             server: server,
             name: name,
             properties: properties,
             device: source,
-            direction: .record,
-            samplesHandler: samples,
-            pinned: pinned
+            direction: .record
         )
         return PulseRecordStream(core: core, index: index)
     }
@@ -131,7 +121,6 @@ extension StreamCore {
         device: String?,
         direction: Direction,
         signal: PlaybackSignal = .quietTone,
-        samplesHandler: (@Sendable (UnsafeBufferPointer<Int16>) -> Void)? = nil,
         pinned: Bool = false
     ) async throws -> (StreamCore, UInt32) {
         let connection = PulseConnection(server: server, applicationName: name)
@@ -143,8 +132,7 @@ extension StreamCore {
         }
         let core: StreamCore
         do {
-            core = try StreamCore(
-                connection: connection, direction: direction, signal: signal, samplesHandler: samplesHandler, pinned: pinned)
+            core = try StreamCore(connection: connection, direction: direction, signal: signal, pinned: pinned)
         } catch {
             connection.close()
             throw error

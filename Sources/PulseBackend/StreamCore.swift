@@ -32,8 +32,6 @@ final class StreamCore: @unchecked Sendable {
     let direction: Direction
     /// What a playback stream plays.
     let signal: PlaybackSignal
-    /// Given each block a record stream reads (interleaved stereo frames), on the mainloop thread.
-    let samplesHandler: (@Sendable (UnsafeBufferPointer<Int16>) -> Void)?
     /// Whether the stream refuses to be moved to another device (PA_STREAM_DONT_MOVE).
     private let pinned: Bool
     private var stream: OpaquePointer?
@@ -46,7 +44,6 @@ final class StreamCore: @unchecked Sendable {
         connection: PulseConnection,
         direction: Direction,
         signal: PlaybackSignal = .quietTone,
-        samplesHandler: (@Sendable (UnsafeBufferPointer<Int16>) -> Void)? = nil,
         pinned: Bool = false,
         ownsConnection: Bool = true
     ) throws(PulseError) {
@@ -56,7 +53,6 @@ final class StreamCore: @unchecked Sendable {
         self.core = try connection.core("pa_stream_new_with_proplist")
         self.direction = direction
         self.signal = signal
-        self.samplesHandler = samplesHandler
     }
 
     private var operationName: String {
@@ -178,18 +174,9 @@ final class StreamCore: @unchecked Sendable {
     }
 
     private static let readThunk: pa_stream_request_cb_t = { stream, _, userdata in
-        from(userdata).readSamples(stream)
-    }
-
-    /// Hands what was recorded to `samplesHandler`, if any, and drops it. A hole (data nil) is dropped unseen.
-    private func readSamples(_ stream: OpaquePointer?) {
         var data: UnsafeRawPointer?
         var size = 0
         while pa_stream_peek(stream, &data, &size) == 0, size > 0 {
-            if let samplesHandler, let data {
-                let count = size / MemoryLayout<Int16>.size
-                samplesHandler(UnsafeBufferPointer(start: data.assumingMemoryBound(to: Int16.self), count: count))
-            }
             pa_stream_drop(stream)
         }
     }
