@@ -14,10 +14,11 @@ final class MixRecording: Sendable {
         var lastRight: Int?
         /// Non-zero left frames since `reset`.
         var musicFrames = 0
-        var armed = false
+        /// Frames counted after the phone's first sample once `arm`ed; nil before.
+        var window: Int?
         /// The first frame with a non-zero right sample since `arm`.
         var phoneStart: Int?
-        /// Non-zero left frames at or after `phoneStart`.
+        /// Non-zero left frames in the window from `phoneStart` on.
         var musicAfterPhone = 0
     }
 
@@ -97,11 +98,11 @@ final class MixRecording: Sendable {
                 let position = c.frames + frame
                 if right != 0 {
                     c.lastRight = position
-                    if c.armed && c.phoneStart == nil { c.phoneStart = position }
+                    if c.window != nil && c.phoneStart == nil { c.phoneStart = position }
                 }
                 if left != 0 {
                     c.musicFrames += 1
-                    if c.phoneStart != nil { c.musicAfterPhone += 1 }
+                    if let start = c.phoneStart, let window = c.window, position - start < window { c.musicAfterPhone += 1 }
                 }
             }
             c.frames += samples.count / 2
@@ -112,14 +113,14 @@ final class MixRecording: Sendable {
     func reset() {
         counts.withLock { c in
             c.musicFrames = 0
-            c.armed = false
+            c.window = nil
             c.phoneStart = nil
             c.musicAfterPhone = 0
         }
     }
 
-    /// Starts looking for the phone's first sample.
-    func arm() { counts.withLock { $0.armed = true } }
+    /// Starts looking for the phone's first sample; the music is then counted for `window` frames from it.
+    func arm(window: Int) { counts.withLock { $0.window = window } }
 
     /// Whether the music has been heard for `frames` frames since `reset` and the right channel has been
     /// silent for as long: no tail of an earlier phone stream can be taken for the next one.
@@ -127,10 +128,10 @@ final class MixRecording: Sendable {
         counts.withLock { c in c.musicFrames >= frames && c.frames - (c.lastRight ?? -frames) >= frames }
     }
 
-    /// The music frames heard after the phone's first sample, once `window` frames have been read since it.
-    func overlap(after window: Int) -> Int? {
+    /// The music frames heard in the window after the phone's first sample, once the window has been read.
+    func overlap() -> Int? {
         counts.withLock { c in
-            guard let start = c.phoneStart, c.frames - start >= window else { return nil }
+            guard let start = c.phoneStart, let window = c.window, c.frames - start >= window else { return nil }
             return c.musicAfterPhone
         }
     }
@@ -164,14 +165,14 @@ func overlapTrial(_ rig: Rig, _ mix: MixRecording, window: Duration = .seconds(1
     try await poll(.seconds(5), "\(rig.name): the music was not heard alone in the mix: \(mix.summary)") {
         mix.musicAlone(for: alone) ? () : nil
     }
-    mix.arm()
+    let frames = Int(mixRate * Double(window.components.seconds) + mixRate * Double(window.components.attoseconds) / 1e18)
+    mix.arm(window: frames)
     let phone = try await PulsePlaybackStream.open(
         server: rig.server.pulseServer, name: "overlap-phone", properties: ["media.role": "phone"],
         sink: MixRecording.sink, signal: .quietToneRightOnly, pinned: true)
     defer { phone.close() }
-    let frames = Int(mixRate * Double(window.components.seconds) + mixRate * Double(window.components.attoseconds) / 1e18)
     let heard = try await poll(window + .seconds(5), "\(rig.name): the phone stream was not heard in the mix: \(mix.summary)") {
-        mix.overlap(after: frames)
+        mix.overlap()
     }
     return Double(heard) / mixRate * 1000
 }
