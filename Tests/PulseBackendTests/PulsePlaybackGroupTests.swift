@@ -23,7 +23,9 @@ struct PulsePlaybackGroupTests {
             group.close()
             group.close()
             try await eventually("every stream of the group gone") { try await connection.sinkInputs().isEmpty }
-            #expect(try await connection.clients().allSatisfy { $0.properties["application.name"] != "many" })
+            try await eventually("the group's client gone") {
+                try await connection.clients().allSatisfy { $0.properties["application.name"] != "many" }
+            }
         }
     }
 
