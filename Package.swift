@@ -109,7 +109,7 @@ let package = Package(
         // The daemon against PulseAudio's own modules, side by side on private servers (docs/BENCHMARKS.md).
         .executableTarget(
             name: "DaemonBenchmark",
-            dependencies: ["PulseBackend", "AudioSessionTestSupport", "AudioSessionProtocol", "CPulse"]
+            dependencies: ["PulseBackend", "AudioSessionTestSupport", "AudioSessionProtocol"]
         ),
         // Prints engine throughput and state size; run with `make bench` (release mode).
         .executableTarget(name: "PolicyBenchmark", dependencies: ["AudioSessionPolicy", "AudioSessionTestSupport"]),

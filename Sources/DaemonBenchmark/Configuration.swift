@@ -15,11 +15,13 @@ enum Contender: Int, CaseIterable {
 }
 
 /// The command line: `--quick` (a few trials, to try the benchmark out), `--daemon PATH` (another daemon
-/// binary), `--daemon-arg ARG` (repeatable: an argument added to the daemon's, e.g. `--log-level=warning`).
+/// binary), `--daemon-arg ARG` (repeatable: an argument added to the daemon's, e.g. `--log-level=warning`),
+/// `--json FILE` (the figures of issue 12's table as one JSON object, see Figures.swift).
 struct Options {
     var quick = false
     var daemon: String?
     var daemonArguments: [String] = []
+    var json: String?
 
     init(_ arguments: ArraySlice<String>) {
         var rest = arguments[...]
@@ -28,8 +30,10 @@ struct Options {
             case "--quick": quick = true
             case "--daemon": daemon = rest.popFirst()
             case "--daemon-arg": rest.popFirst().map { daemonArguments.append($0) }
+            case "--json" where rest.first != nil: json = rest.popFirst()
             default:
-                print("usage: DaemonBenchmark [--quick] [--daemon PATH] [--daemon-arg ARG]...")
+                print("usage: DaemonBenchmark [--quick] [--daemon PATH] [--daemon-arg ARG]... [--json FILE]")
+                print("       DaemonBenchmark --check-json FILE")
                 exit(2)
             }
         }
@@ -41,6 +45,8 @@ struct Results {
     /// CPU milliseconds per call (the mute and, after it, the unmute) for the daemon and the floor client.
     var cpuPerCall: [Int: (daemon: Double?, floor: Double?)] = [:]
     var activate: [Int: (daemon: Timings, module: Timings, moduleFromOpen: Timings)] = [:]
+    /// Milliseconds of music heard at the sink's monitor after the phone's first sample, per trial.
+    var overlap: (daemon: Timings, module: Timings)?
     var startup: [Double] = []
     var idle: Memory?
     var connected: Memory?

@@ -19,6 +19,22 @@ func report(_ results: Results) {
     reportActivate(results)
     reportScaling(results)
     reportMemory(results)
+    reportOverlap(results)
+}
+
+private func reportOverlap(_ results: Results) {
+    print("")
+    print("5. Audible overlap: music heard at the sink after the phone stream's first sample (1 s window; music tone")
+    print("   on the left channel, phone tone on the right; a pipe sink, read from its FIFO)")
+    guard let (daemon, module) = results.overlap else { return print("   not measured") }
+    var table = Table(header: ["", "trials", "p50", "p99", "p50 vs module", "target", ""])
+    let r50 = ratio(daemon.p50, module.p50)
+    table.add([
+        Contender.daemon.name, "\(daemon.count)", ms(daemon.p50), ms(daemon.p99), times(r50), "<= 1.3×",
+        verdict(r50.map { $0 <= 1.3 }),
+    ])
+    table.add([Contender.module.name, "\(module.count)", ms(module.p50), ms(module.p99), "", "", ""])
+    print(table.render())
 }
 
 private func reportUnawareCall(_ results: Results) {

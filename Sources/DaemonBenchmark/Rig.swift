@@ -140,17 +140,17 @@ final class Rig: @unchecked Sendable {
         Cleanup.done(serverToken)
     }
 
-    /// Opens `count` music streams on one client connection of `application`, with `properties(i)`, and
-    /// watches them.
+    /// Opens `count` music streams (fed silence) on one client connection of `application`, with
+    /// `properties(i)`, and watches them.
     func openStreams(
         _ count: Int,
         application: String = "music",
         properties: (Int) -> [String: String] = { _ in ["media.role": "music"] }
-    ) async throws -> (StreamGroup, [UInt32]) {
-        let group = try StreamGroup(server: server.pulseServer, application: application)
+    ) async throws -> (PulsePlaybackGroup, [UInt32]) {
+        let group = try await PulsePlaybackGroup.connect(server: server.pulseServer, application: application)
         var indices: [UInt32] = []
         for i in 0..<count {
-            let index = try group.open(name: "\(application) \(i)", properties: properties(i))
+            let index = try await group.open(name: "\(application) \(i)", properties: properties(i))
             indices.append(index)
             observer.watch(index)
         }

@@ -4,9 +4,14 @@ import Foundation
 // time. Figures are printed, never asserted. The machine is small and noisy, so the contenders run side by side
 // in the same run and their trials alternate. See docs/BENCHMARKS.md.
 //   swift build -c release && swift run -c release DaemonBenchmark [--quick] [--daemon PATH] [--daemon-arg ARG]...
+//       [--json FILE]
+//   DaemonBenchmark --check-json FILE   (every figure's key is there, a number or named in "missing")
 
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--reactor" {
     await reactorMain(server: CommandLine.arguments[2])
+}
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--check-json" {
+    exit(checkFiguresFile(CommandLine.arguments[2]) ? 0 : 1)
 }
 Cleanup.installSignalHandling()
 let options = Options(CommandLine.arguments.dropFirst())
@@ -26,6 +31,7 @@ let daemonArguments = options.daemonArguments
 let sizes = [1, 10, 100]
 let unawareTrials = quick ? [1: 5, 10: 3, 100: 3] : [1: 60, 10: 40, 100: 40]
 let activateTrials = quick ? [1: 3, 10: 3, 100: 3] : [1: 50, 10: 40, 100: 40]
+let overlapTrials = quick ? 3 : 15
 let startupRuns = quick ? 3 : 15
 let sessionCount = 1_000
 
@@ -47,6 +53,7 @@ func run() async throws -> Results {
     try await measureUnawareCalls(daemonRig, moduleRig, floorRig, into: &results)
     floorRig.shutDown()
     try await measureActivation(daemonRig, moduleRig, into: &results)
+    try await measureAudibleOverlap(daemonRig, moduleRig, into: &results)
     moduleRig.shutDown()
     daemonRig.stopDaemon()
     try await measureMemoryAndStartup(daemonRig, into: &results)
@@ -59,6 +66,10 @@ do {
     let results = try await run()
     Cleanup.runAll()
     report(results)
+    if let path = options.json {
+        try writeFigures(results, to: path)
+        progress("figures written to \(path)")
+    }
 } catch {
     Cleanup.runAll()
     print("benchmark failed: \(error)\n(logs of the servers and the daemon: \(Rig.logDirectory))")

@@ -1,5 +1,15 @@
+/// What a playback stream plays: a quiet 440 Hz tone (about -40 dBFS) on both channels, or on one only (so that
+/// a recording of the mix tells two streams apart by channel: the daemon benchmark's audible overlap), or
+/// digital silence.
+public enum PlaybackSignal: Sendable, Equatable {
+    case quietTone
+    case quietToneLeftOnly
+    case quietToneRightOnly
+    case silence
+}
+
 /// A real playback stream, as an application would open one: 44.1 kHz stereo, playing a quiet 440 Hz tone
-/// (about -40 dBFS) until closed. For tests and live scenario replays.
+/// (about -40 dBFS) until closed. For tests, live scenario replays and the daemon benchmark.
 public final class PulsePlaybackStream: Sendable {
     /// The stream's index as the server's sink input.
     public let sinkInputIndex: UInt32
@@ -20,18 +30,25 @@ public final class PulsePlaybackStream: Sendable {
     ///   - name: the stream's and client's name.
     ///   - properties: stream properties, e.g. `["media.role": "music", "audiosession.id": "7"]`.
     ///   - sink: the name of the sink to play to, or nil for the server's choice.
+    ///   - signal: what it plays, by default the tone on both channels.
+    ///   - pinned: the stream stays on `sink`: the server refuses to move it (PA_STREAM_DONT_MOVE), to a
+    ///     policy's output route among others.
     public static func open(
         server: String?,
         name: String,
         properties: [String: String],
-        sink: String? = nil
+        sink: String? = nil,
+        signal: PlaybackSignal = .quietTone,
+        pinned: Bool = false
     ) async throws -> PulsePlaybackStream {
         let (core, index) = try await StreamCore.openOnOwnConnection(
             server: server,
             name: name,
             properties: properties,
             device: sink,
-            direction: .playback
+            direction: .playback,
+            signal: signal,
+            pinned: pinned
         )
         return PulsePlaybackStream(core: core, index: index)
     }
@@ -102,7 +119,9 @@ extension StreamCore {
         name: String,
         properties: [String: String],
         device: String?,
-        direction: Direction
+        direction: Direction,
+        signal: PlaybackSignal = .quietTone,
+        pinned: Bool = false
     ) async throws -> (StreamCore, UInt32) {
         let connection = PulseConnection(server: server, applicationName: name)
         do {
@@ -113,7 +132,7 @@ extension StreamCore {
         }
         let core: StreamCore
         do {
-            core = try StreamCore(connection: connection, direction: direction)
+            core = try StreamCore(connection: connection, direction: direction, signal: signal, pinned: pinned)
         } catch {
             connection.close()
             throw error

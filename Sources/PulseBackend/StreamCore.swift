@@ -25,20 +25,34 @@ final class StreamCore: @unchecked Sendable {
     /// About -40 dBFS: audible on a real device, never loud.
     private static let toneAmplitude = 300.0
 
-    /// The stream's private connection, closed with the stream.
+    /// The stream's connection, closed with the stream when `ownsConnection` (a private one).
     let connection: PulseConnection
+    private let ownsConnection: Bool
     private let core: ContextCore
     let direction: Direction
+    /// What a playback stream plays.
+    let signal: PlaybackSignal
+    /// Whether the stream refuses to be moved to another device (PA_STREAM_DONT_MOVE).
+    private let pinned: Bool
     private var stream: OpaquePointer?
     private var opening: CheckedContinuation<UInt32, any Error>?
     private var tonePhase = 0.0
     private var callbackRetain: Unmanaged<StreamCore>?
 
     /// A stream on `connection`, which must be connected.
-    init(connection: PulseConnection, direction: Direction) throws(PulseError) {
+    init(
+        connection: PulseConnection,
+        direction: Direction,
+        signal: PlaybackSignal = .quietTone,
+        pinned: Bool = false,
+        ownsConnection: Bool = true
+    ) throws(PulseError) {
         self.connection = connection
+        self.ownsConnection = ownsConnection
+        self.pinned = pinned
         self.core = try connection.core("pa_stream_new_with_proplist")
         self.direction = direction
+        self.signal = signal
     }
 
     private var operationName: String {
@@ -90,11 +104,12 @@ final class StreamCore: @unchecked Sendable {
             minreq: UInt32.max,
             fragsize: direction == .record ? bytes50ms : UInt32.max
         )
+        let flags = pa_stream_flags_t(PA_STREAM_ADJUST_LATENCY.rawValue | (pinned ? PA_STREAM_DONT_MOVE.rawValue : 0))
         switch direction {
         case .playback:
-            return pa_stream_connect_playback(stream, device, &attributes, PA_STREAM_ADJUST_LATENCY, nil, nil)
+            return pa_stream_connect_playback(stream, device, &attributes, flags, nil, nil)
         case .record:
-            return pa_stream_connect_record(stream, device, &attributes, PA_STREAM_ADJUST_LATENCY)
+            return pa_stream_connect_record(stream, device, &attributes, flags)
         }
     }
 
@@ -139,12 +154,19 @@ final class StreamCore: @unchecked Sendable {
         var size = bytes
         guard pa_stream_begin_write(stream, &buffer, &size) == 0, let buffer else { return }
         let frames = size / StreamCore.bytesPerFrame
+        if signal == .silence {
+            buffer.initializeMemory(as: UInt8.self, repeating: 0, count: frames * StreamCore.bytesPerFrame)
+            pa_stream_write(stream, buffer, frames * StreamCore.bytesPerFrame, nil, 0, PA_SEEK_RELATIVE)
+            return
+        }
         let samples = buffer.bindMemory(to: Int16.self, capacity: frames * 2)
         let step = 2 * Double.pi * StreamCore.toneHertz / Double(StreamCore.sampleRate)
+        let left: Double = signal == .quietToneRightOnly ? 0 : 1
+        let right: Double = signal == .quietToneLeftOnly ? 0 : 1
         for frame in 0..<frames {
-            let sample = Int16(sin(tonePhase) * StreamCore.toneAmplitude)
-            samples[2 * frame] = sample
-            samples[2 * frame + 1] = sample
+            let sample = sin(tonePhase) * StreamCore.toneAmplitude
+            samples[2 * frame] = Int16(sample * left)
+            samples[2 * frame + 1] = Int16(sample * right)
             tonePhase += step
             if tonePhase >= 2 * Double.pi { tonePhase -= 2 * Double.pi }
         }
@@ -196,6 +218,6 @@ final class StreamCore: @unchecked Sendable {
         } catch {
             // The connection was already closed; with it went the mainloop that ran the stream.
         }
-        connection.close()
+        if ownsConnection { connection.close() }
     }
 }
