@@ -173,7 +173,7 @@ final class ReplayDaemon: @unchecked Sendable {
         }
     }
 
-    static let timeScale = 4
+    static let timeScale = 8
 
     var options: LiveReplayOptions {
         var config = PolicyConfig.standard
