@@ -114,6 +114,35 @@ import Testing
         #expect(status?.selectedOutput == .speaker)
     }
 
+    /// A stream that records what the machine plays (a sink's monitor: a level meter, a screen recorder) is not
+    /// the user's voice: the policy neither moves it to the microphone (R6) nor mutes it for a call (A6).
+    @Test func aRecorderOfASinksMonitorIsLeftAlone() async throws {
+        let live = try await LiveDaemon(.pulseaudio)
+        defer { live.stop() }
+        let monitor = "speaker.monitor"
+        let meter = try live.server.spawn("parecord", ["--device=\(monitor)", "/dev/null"])
+        defer { meter.terminate() }
+        try await eventually("the meter's stream appears") {
+            try await live.observer.sourceOutputs().contains { $0.properties["application.name"] == "parecord" }
+        }
+        let stream = try #require(try await live.observer.sourceOutputs().first { $0.properties["application.name"] == "parecord" })
+        let monitorIndex = try #require(try await live.observer.sources().first { $0.name == monitor }?.index)
+        #expect(stream.sourceIndex == monitorIndex)
+        // A call: it would mute any recorder of the user's voice; the daemon is seen to have judged it by the
+        // music it mutes.
+        let player = try live.play(role: "music")
+        defer { player.terminate() }
+        let music = try await live.stream(role: "music")
+        let call = try live.play(role: "phone")
+        defer { call.terminate() }
+        try await eventually("the call mutes the music") { try await live.current(music.index)?.muted == true }
+        let during = try await live.observer.sourceOutput(stream.index)
+        #expect(during?.muted == false, "the meter keeps hearing the machine during the call")
+        #expect(during?.sourceIndex == monitorIndex, "the meter stays on the monitor")
+        let listed = try live.client().result(Request(op: .status)).status?.streams ?? []
+        #expect(!listed.contains { $0.origin == "pulse source-output \(stream.index)" }, "the daemon does not hold it: \(listed)")
+    }
+
     @Test func anUnawareRecorderCapturesBesideMusicIsMutedByACallAndCapturesAgainAfter() async throws {
         let live = try await LiveDaemon(.pulseaudio)
         defer { live.stop() }

@@ -15,6 +15,9 @@ struct PulseSession {
     var fadeMilliseconds: Int
     let logger: Logger
     var devices = DeviceTable()
+    /// Sources that are sinks' monitors: what the machine plays, not the user's voice (see `report(_:)` of a
+    /// record stream).
+    var monitorSources: Set<UInt32> = []
     var ledger = StreamLedger()
     var defaultSink: String?
     var fades: [StreamOrigin: (id: Int, steps: [PulseVolume])] = [:]
@@ -137,7 +140,9 @@ struct PulseSession {
     private mutating func handle(_ facility: PulseFacility, _ change: PulseChange, _ index: UInt32) async throws {
         switch (facility, change) {
         case (.sink, .remove): devices.remove(index, isSink: true).forEach(tell)
-        case (.source, .remove): devices.remove(index, isSink: false).forEach(tell)
+        case (.source, .remove):
+            monitorSources.remove(index)
+            devices.remove(index, isSink: false).forEach(tell)
         case (.sink, _):
             if let sink = try await connection.sinks().first(where: { $0.index == index }) { report(sink) }
         case (.source, _):
@@ -166,7 +171,10 @@ struct PulseSession {
     }
 
     private mutating func report(_ source: PulseSource) {
-        guard source.monitorOfSink == nil else { return }
+        guard source.monitorOfSink == nil else {
+            monitorSources.insert(source.index)
+            return
+        }
         var properties = source.properties
         properties["source.name"] = source.name
         properties["port.name"] = source.activePort
@@ -200,6 +208,10 @@ struct PulseSession {
     /// likewise asked about again if the policy does not speak.
     private mutating func report(_ output: PulseSourceOutput) async {
         let origin = StreamOrigin.sourceOutput(output.index)
+        // A stream that records a sink's monitor (a level meter, a screen recorder) takes what the machine plays,
+        // not the user's voice: the policy neither moves it to the microphone (R6) nor mutes it for a call
+        // (docs/POLICY-NOTES.md). A recorder already in the policy's hands that moves onto a monitor stays there.
+        guard !monitorSources.contains(output.sourceIndex) || ledger.entries[origin] != nil else { return }
         let (observation, writes) = ledger.observe(origin, volume: output.volume, muted: output.muted, device: output.sourceIndex, restoreKey: output.properties["module-stream-restore.id"])
         for write in writes { await perform(write) }
         if observation == .movedByServer { holdAfterMove(origin) }
