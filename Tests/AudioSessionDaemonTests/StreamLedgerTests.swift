@@ -54,8 +54,10 @@ import Testing
         #expect(linking.0 == .nothingNew && linking.1.isEmpty)
         let restored = ledger.observe(next, volume: Self.seventy.scaled(by: 0.25), muted: false, device: 0, restoreKey: key)
         #expect(restored.0 == .policyValuesTakenBack)
-        #expect(restored.1 == [.volume(next, Self.seventy)])
+        #expect(restored.1.isEmpty, "not judged yet: its first verdict writes")
         #expect(ledger.entries[next]?.userVolume == Self.seventy)
+        #expect(ledger.apply(Self.audible, to: next, device: nil) == [.volume(next, Self.seventy)])
+        Self.perform([.volume(next, Self.seventy)], on: &ledger)
         #expect(ledger.apply(Self.ducked, to: next, device: nil) == [.volume(next, Self.seventy.scaled(by: 0.25))])
         #expect(ledger.leftBehind.isEmpty)
     }
@@ -69,8 +71,25 @@ import Testing
         let next = StreamOrigin.sinkInput(9)
         let key = "sink-input-by-media-role:music"
         let restored = ledger.observe(next, volume: Self.seventy, muted: true, device: 0, restoreKey: key)
-        #expect(restored.0 == .policyValuesTakenBack && restored.1 == [.mute(next, false)])
+        #expect(restored.0 == .policyValuesTakenBack && restored.1.isEmpty)
         #expect(ledger.entries[next]?.userMuted == false)
+        #expect(ledger.apply(Self.silent, to: next, device: nil) == [], "a call now: it stays muted")
+        #expect(ledger.apply(Self.audible, to: next, device: nil) == [.mute(next, false)])
+    }
+
+    /// Another stream of the same app that was already playing is never taken for the next one, even when
+    /// its values happen to be what the policy left.
+    @Test func aStreamAlreadyKnownIsNotTakenForTheNextOne() {
+        var ledger = Self.ledger()
+        let other = StreamOrigin.sinkInput(7)
+        let key = "sink-input-by-media-role:music"
+        _ = ledger.observe(other, volume: Self.seventy.scaled(by: 0.25), muted: false, device: 0, restoreKey: key)
+        Self.perform(ledger.apply(Self.ducked, to: Self.stream, device: nil), on: &ledger)
+        _ = ledger.remove(Self.stream)
+        let report = ledger.observe(other, volume: Self.seventy.scaled(by: 0.25), muted: false, device: 0, restoreKey: key)
+        #expect(report.0 == .nothingNew && report.1.isEmpty)
+        #expect(ledger.entries[other]?.userVolume == Self.seventy.scaled(by: 0.25))
+        #expect(ledger.leftBehind.count == 1, "kept for the app's next stream")
     }
 
     /// A next stream that starts with other values (PulseAudio's saved state was mended, or the user set them)

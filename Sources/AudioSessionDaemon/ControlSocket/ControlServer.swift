@@ -15,8 +15,9 @@ final class ControlServer: Service {
     private let listeningSocket: Int32?
     private let mode: Int
     private let group: String?
-    /// Open connections, closed on shutdown so that no client keeps the daemon from exiting.
-    private let connections = Mutex<[ClientID: any Channel]>([:])
+    /// Open connections, closed on shutdown so that no client keeps the daemon from exiting; nil once shutdown
+    /// has closed them, so that a connection still being set up then is closed at once instead of kept.
+    private let connections = Mutex<[ClientID: any Channel]?>([:])
     private let inputs: AsyncStream<DaemonInput>.Continuation
     private let outboxes: Outboxes
     private let logger: Logger
@@ -81,7 +82,11 @@ final class ControlServer: Service {
             }
         } onGracefulShutdown: {
             server.channel.close(promise: nil)
-            for channel in self.connections.withLock({ Array($0.values) }) { channel.close(promise: nil) }
+            let open = self.connections.withLock { connections in
+                defer { connections = nil }
+                return Array((connections ?? [:]).values)
+            }
+            for channel in open { channel.close(promise: nil) }
         }
         if listeningSocket == nil { unlink(path) }
     }
@@ -186,7 +191,11 @@ final class ControlServer: Service {
         }
         channel.closeFuture.whenComplete { _ in flow.end() }
         outboxes.register(client, flow)
-        connections.withLock { $0[client] = channel }
+        let shuttingDown = connections.withLock { connections in
+            connections?[client] = channel
+            return connections == nil
+        }
+        if shuttingDown { channel.close(promise: nil) }
         inputs.yield(.clientConnected(client, peer))
         do {
             try await connection.executeThenClose { inbound, _ in
@@ -213,7 +222,7 @@ final class ControlServer: Service {
         } catch {
             logger.debug("\(client) closed: \(error)")
         }
-        connections.withLock { _ = $0.removeValue(forKey: client) }
+        connections.withLock { _ = $0?.removeValue(forKey: client) }
         outboxes.remove(client)
         inputs.yield(.clientDisconnected(client))
     }

@@ -47,6 +47,12 @@ struct StreamLedger: Sendable {
         /// verdict for it: so a stream R4 stops is not heard on the fallback device meanwhile.
         var heldSinceMove = false
 
+        /// Created from a report PipeWire makes while it links a new stream (no device, volume 0), before the
+        /// values it restores for it: those may still be what the policy left on the app's last stream.
+        var awaitingValues = false
+        /// Whether the policy has given the stream a verdict yet.
+        var judged = false
+
         /// Whether anything the policy set is in force now.
         var policyInForce: Bool { writtenMuted != userMuted || writtenVolume != userVolume }
 
@@ -92,10 +98,10 @@ struct StreamLedger: Sendable {
         device: UInt32,
         restoreKey: String?
     ) -> (Observation, [Write]) {
-        if let key = restoreKey, let left = leftBehind[key] {
+        let provisional = device == Self.noDevice || volume.average == 0
+        if let key = restoreKey, let left = leftBehind[key], entries[origin]?.awaitingValues ?? true {
             // PipeWire first shows a new stream on no device and at volume 0, before the values it restores.
-            let provisional = device == Self.noDevice || (volume.average == 0 && left.volume.average != 0)
-            if !provisional {
+            if !(provisional && volume != left.volume) {
                 leftBehind[key] = nil
                 if volume == left.volume && muted == left.muted {
                     let writes = takeBack(left, origin, volume: volume, muted: muted, device: device, restoreKey: key)
@@ -104,7 +110,7 @@ struct StreamLedger: Sendable {
             }
         }
         guard var entry = entries[origin] else {
-            entries[origin] = Entry(
+            var entry = Entry(
                 userVolume: volume,
                 userMuted: muted,
                 writtenVolume: volume,
@@ -112,8 +118,11 @@ struct StreamLedger: Sendable {
                 device: device,
                 restoreKey: restoreKey
             )
+            entry.awaitingValues = provisional
+            entries[origin] = entry
             return (.nothingNew, [])
         }
+        if !provisional { entry.awaitingValues = false }
         entry.restoreKey = restoreKey ?? entry.restoreKey
         var writes: [Write] = []
         if volume != entry.writtenVolume {
@@ -192,10 +201,17 @@ struct StreamLedger: Sendable {
                 restoreKey: restoreKey
             )
         if entry.device == Self.noDevice { entry.device = device }
+        entry.awaitingValues = false
         entry.userVolume = left.userVolume
         entry.userMuted = left.userMuted
         entry.writtenVolume = volume
         entry.writtenMuted = muted
+        // Not judged yet: its first verdict writes the user's values with the policy's on top; writing them now
+        // could let a stream that starts during a call be heard until then.
+        guard entry.judged else {
+            entries[origin] = entry
+            return []
+        }
         var writes: [Write] = []
         let targetVolume = entry.policyGain == 1 ? entry.userVolume : entry.userVolume.scaled(by: entry.policyGain)
         let targetMuted = entry.userMuted || entry.policyMuted || entry.heldSinceMove
@@ -228,6 +244,7 @@ struct StreamLedger: Sendable {
     mutating func apply(_ verdict: StreamVerdict, to origin: StreamOrigin, device: UInt32?) -> [Write] {
         guard var entry = entries[origin] else { return [] }
         var writes: [Write] = []
+        entry.judged = true
         entry.heldSinceMove = false
         switch verdict.level {
         case .silent, .muted:
