@@ -110,14 +110,7 @@ struct StreamLedger: Sendable {
             }
         }
         guard var entry = entries[origin] else {
-            var entry = Entry(
-                userVolume: volume,
-                userMuted: muted,
-                writtenVolume: volume,
-                writtenMuted: muted,
-                device: device,
-                restoreKey: restoreKey
-            )
+            var entry = Entry(firstSeen: volume, muted: muted, device: device, restoreKey: restoreKey)
             entry.awaitingValues = provisional
             entries[origin] = entry
             return (.nothingNew, [])
@@ -190,16 +183,7 @@ struct StreamLedger: Sendable {
         device: UInt32,
         restoreKey: String
     ) -> [Write] {
-        var entry =
-            entries[origin]
-            ?? Entry(
-                userVolume: volume,
-                userMuted: muted,
-                writtenVolume: volume,
-                writtenMuted: muted,
-                device: device,
-                restoreKey: restoreKey
-            )
+        var entry = entries[origin] ?? Entry(firstSeen: volume, muted: muted, device: device, restoreKey: restoreKey)
         if entry.device == Self.noDevice { entry.device = device }
         entry.awaitingValues = false
         entry.userVolume = left.userVolume
@@ -308,5 +292,19 @@ struct StreamLedger: Sendable {
                 }
             )
         }
+    }
+}
+
+extension StreamLedger.Entry {
+    /// A stream as first reported: its values are the user's, and nothing of the policy's is on it yet.
+    init(firstSeen volume: PulseVolume, muted: Bool, device: UInt32, restoreKey: String?) {
+        self.init(
+            userVolume: volume,
+            userMuted: muted,
+            writtenVolume: volume,
+            writtenMuted: muted,
+            device: device,
+            restoreKey: restoreKey
+        )
     }
 }
