@@ -25,8 +25,11 @@ public final class PrivateSessionBus: Sendable {
     }
 
     /// Starts a bus and returns once it accepts connections (it has printed its address).
-    /// - Parameter type: the bus's `<type>`, `session` or `system` (a stand-in system bus for logind).
-    public static func start(type: String = "session") throws -> PrivateSessionBus {
+    /// - Parameters:
+    ///   - type: the bus's `<type>`, `session` or `system` (a stand-in system bus for logind).
+    ///   - everyUser: let processes of any user connect (its directory open to all, `<allow user="*"/>`), for a
+    ///     test that calls as another user (`setpriv --reuid=nobody busctl ...`); otherwise only this user.
+    public static func start(type: String = "session", everyUser: Bool = false) throws -> PrivateSessionBus {
         guard let executable = ChildProcess.executable(named: "dbus-daemon") else {
             throw SoundServerError(code: .packageMissing, message: "dbus-daemon is not installed (Debian: dbus-daemon)")
         }
@@ -39,7 +42,7 @@ public final class PrivateSessionBus: Sendable {
               <type>\(type)</type>
               <listen>\(address)</listen>
               <auth>EXTERNAL</auth>
-              <policy context="default">
+              <policy context="default">\(everyUser ? "\n    <allow user=\"*\"/>" : "")
                 <allow send_destination="*" eavesdrop="true"/>
                 <allow eavesdrop="true"/>
                 <allow own="*"/>
@@ -48,6 +51,11 @@ public final class PrivateSessionBus: Sendable {
             """
         let printed = "\(directory)/address"
         do {
+            if everyUser {
+                guard chmod(directory, 0o755) == 0 else {
+                    throw SoundServerError(code: .startFailed, message: "cannot open \(directory) to every user: errno \(errno)")
+                }
+            }
             try configuration.write(toFile: "\(directory)/bus.conf", atomically: true, encoding: .utf8)
             let output = try ChildProcess.newFile(printed)
             let log = try ChildProcess.newFile("\(directory)/dbus-daemon.log")
