@@ -66,6 +66,7 @@ let package = Package(
             name: "AudioSessionDaemon",
             dependencies: [
                 "AudioSessionPolicy", "AudioSessionScenario", "AudioSessionProtocol", "PulseBackend", "AlsaBackend",
+                "DBusBackend",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -147,7 +148,7 @@ let package = Package(
             name: "AudioSessionDaemonTests",
             dependencies: [
                 "AudioSessionDaemon", "AudioSessionProtocol", "AudioSessionCLI", "PulseBackend",
-                "AudioSessionTestSupport",
+                "AudioSessionTestSupport", "DBusBackend",
             ]
         ),
     ]

@@ -113,6 +113,8 @@ public enum Daemon {
                 }
             )
         )
+        // The D-Bus interface, stopped before the policy loop (services stop in reverse).
+        services.append(FaceService(bus: options.dbusFace, inputs: feed, outboxes: outboxes, logger: logger))
         if options.systemd.passedDescriptorCount > 1 {
             logger.warning("systemd passed \(options.systemd.passedDescriptorCount) sockets; serving the first only")
         }

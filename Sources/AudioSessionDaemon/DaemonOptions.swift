@@ -27,6 +27,9 @@ public struct DaemonOptions: Sendable {
     public var systemd: SystemdEnvironment
     /// The log level was given on the command line (`--log-level`): it stands over the file's, reloads too.
     public var logLevelFromCommandLine: Bool
+    /// Where the daemon's D-Bus interface is served (docs/DBUS.md); `.none` by default, the `audiosessiond`
+    /// command passes `--dbus-interface` (the session bus unless told otherwise).
+    public var dbusFace: DBusFaceBus
 
     public init(
         socketPath: String? = nil,
@@ -39,8 +42,10 @@ public struct DaemonOptions: Sendable {
         stateDirectory: String? = nil,
         eventLogLimit: Int = 10_000,
         systemd: SystemdEnvironment = SystemdEnvironment(),
-        logLevelFromCommandLine: Bool = false
+        logLevelFromCommandLine: Bool = false,
+        dbusFace: DBusFaceBus = .none
     ) {
+        self.dbusFace = dbusFace
         self.stateDirectory = stateDirectory
         self.eventLogLimit = eventLogLimit
         self.socketPath = socketPath ?? configuration.socketPath ?? DaemonOptions.defaultSocketPath

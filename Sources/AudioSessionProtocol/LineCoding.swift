@@ -35,6 +35,7 @@ public enum LineCoding {
         put("volume", request.volume.map { encode($0) })
         put("session", quoted(request.session))
         put("state", quoted(request.state?.rawValue))
+        put("count", request.count.map { String($0) })
         return "{" + object.keys.sorted().map { "\(encode($0)):\(object[$0]!)" }.joined(separator: ",") + "}"
     }
 

@@ -26,6 +26,8 @@ public enum Operation: String, Codable, CaseIterable, Sendable {
     case status
     case explain
     case watch
+    /// The daemon's last decisions, each with its reason, as its log has them.
+    case decisions
 
     /// Control requests need the daemon's own uid (or root).
     public var isControl: Bool {
@@ -34,7 +36,7 @@ public enum Operation: String, Codable, CaseIterable, Sendable {
             .pauseStream, .removeStream:
             false
         case .setSilentSwitch, .setScreenLock, .setVolume, .setAppState, .selectOutput, .connectPort, .disconnectPort,
-            .resumeStream, .status, .explain, .watch:
+            .resumeStream, .status, .explain, .watch, .decisions:
             true
         }
     }
@@ -54,6 +56,7 @@ public enum Operation: String, Codable, CaseIterable, Sendable {
         case .setAppState: [("session", true), ("state", true)]
         case .selectOutput, .connectPort, .disconnectPort: [("port", true)]
         case .explain: [("session", true)]
+        case .decisions: [("count", false)]
         case .activate, .getState, .subscribe, .status, .watch: []
         }
     }

@@ -22,6 +22,8 @@ public struct Request: Sendable, Equatable {
     /// A session, by its number or its app name.
     public var session: String?
     public var state: AppState?
+    /// How many of the last decisions (`decisions`).
+    public var count: Int?
 
     public init(id: RequestID? = nil, op: Operation) {
         self.id = id

@@ -109,6 +109,7 @@ private struct FieldReader {
         request.volume = try level("volume")
         request.session = try sessionReference()
         request.state = try word("state", AppState.self)
+        request.count = try integer("count")
         return request
     }
 

@@ -70,16 +70,31 @@ public struct ReplyResult: Sendable, Equatable, Codable {
     /// `hello`: true when the daemon enforces verdicts on sound-server streams itself (it runs with a sound
     /// server); false with `--no-sound-server`, where a player applies ducking gain to its own samples.
     public var soundServer: Bool?
+    /// `decisions`: the last decisions, oldest first.
+    public var decisions: [DecisionBody]?
 
     public init(
         session: Int? = nil, state: SessionStateBody? = nil, status: StatusBody? = nil, explanation: [String]? = nil,
-        soundServer: Bool? = nil
+        soundServer: Bool? = nil, decisions: [DecisionBody]? = nil
     ) {
+        self.decisions = decisions
         self.session = session
         self.state = state
         self.status = status
         self.explanation = explanation
         self.soundServer = soundServer
+    }
+}
+
+/// One decision of the daemon, as its log line has it: what it decided and why (the rule in parentheses).
+public struct DecisionBody: Sendable, Equatable, Codable {
+    /// Counts the daemon's decisions from 1 since it started: a reader can tell the ones it has seen.
+    public var number: Int
+    public var text: String
+
+    public init(number: Int, text: String) {
+        self.number = number
+        self.text = text
     }
 }
 

@@ -44,6 +44,15 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
     )
     var stateDir: String?
 
+    @Option(
+        name: .customLong("dbus-interface"),
+        help: ArgumentHelp(
+            "Where the daemon's D-Bus interface org.audiosessiond.Daemon1 is served: session, system, none, or a bus address such as unix:path=/run/x/bus (default: session).",
+            valueName: "bus"
+        )
+    )
+    var dbusInterface: DBusFaceBus = .session
+
     /// As argument-parser's own entry point, except that a wrong command line is one line on standard error,
     /// `audiosessiond: WHAT; see `audiosessiond --help``, with exit status 2 (as `audiosessionctl`, docs/CLI.md).
     static func main() async {
@@ -120,7 +129,8 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
                 alsa: noSoundServer && !noAlsa,
                 stateDirectory: stateDir ?? StateDirectory.defaultPath(),
                 systemd: systemd,
-                logLevelFromCommandLine: logLevel != nil
+                logLevelFromCommandLine: logLevel != nil,
+                dbusFace: dbusInterface
             ),
             logger: logger
         )
@@ -135,3 +145,5 @@ extension AudioSessionDaemonCommand {
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+extension DBusFaceBus: ExpressibleByArgument {}

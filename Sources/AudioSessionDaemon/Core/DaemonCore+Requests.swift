@@ -55,6 +55,7 @@ extension DaemonCore {
             }
             let exemption = sessionOwners[session].flatMap { clients[$0]?.callExemption?.because }.map { [$0] } ?? []
             send(client, .reply(.success(request.id, ReplyResult(explanation: explainer.explain(snapshot) + exemption + streamExplanations(of: session)))))
+        case .decisions: decisions(request, client)
         case .watch:
             clients[client]?.isWatching = true
             let current = status()

@@ -42,6 +42,8 @@ struct DaemonCore: Sendable {
     /// Why the state directory could not take the write the current request needs (`StateKeeper.prepare`, a
     /// full disk): the request is refused with `stateUnavailable`. Set by the policy loop before each input.
     var stateProblem: StateFiles.WriteError?
+    /// The last decisions logged, for `decisions`.
+    var recentDecisions = RecentDecisions()
 
     init(engine: PolicyEngine, controlUserID: UInt32, soundServer: Bool = true) {
         self.engine = engine
@@ -75,6 +77,7 @@ struct DaemonCore: Sendable {
         noteOutputSelection()
         holdMixerForSilentSwitch()
         publishStatusToWatchers()
+        noteDecisions()
         return effects
     }
 
