@@ -205,6 +205,8 @@ import Testing
                 (["set-property"] + daemon + ["ScreenLocked", "b", "true"], "ScreenLocked is read-only"),
                 (["set-property"] + daemon + ["SilentSwitch", "i", "1"], "SilentSwitch is a string"),
                 (["call"] + daemon + ["RecentDecisions", "s", "ten"], "RecentDecisions takes (u): count; got (s)"),
+                (["call"] + daemon + ["SelectOutput", "a{sv}", "1", "port", "s", "speaker"], "SelectOutput takes (s): port; got (a{sv})"),
+                (["call"] + daemon + ["SelectOutput"], "SelectOutput takes (s): port; got none"),
                 (["call", FaceDaemon.name, FaceDaemon.path, "org.audiosessiond.Nothing", "SetSilentSwitch", "s", "ring"],
                  "no interface org.audiosessiond.Nothing"),
                 (["call", FaceDaemon.name, FaceDaemon.path, "org.freedesktop.DBus.Properties", "Get", "ss",
@@ -218,6 +220,42 @@ import Testing
             #expect(try face.daemon.status().silentSwitch == .ring)
             let still = try await face.busctl(["get-property"] + daemon + ["SilentSwitch"])
             #expect(still.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "s \"ring\"")
+        }
+    }
+
+    @Test func aSecondDaemonOnTheSameBusSaysTheNameIsTakenAndRunsOn() async throws {
+        try await FaceDaemon.with { face in
+            let kept = KeptLog()
+            let logger = Logger(label: "audiosessiond-test") { _ in kept }
+            let directory = FileManager.default.temporaryDirectory.path + "/face-\(UUID().uuidString.prefix(8))"
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
+            let second = Task {
+                try await Daemon.run(
+                    DaemonOptions(
+                        socketPath: directory + "/control",
+                        soundServer: false,
+                        onReady: { readyContinuation.yield() },
+                        dbusFace: .address(face.bus.address)
+                    ),
+                    logger: logger
+                )
+            }
+            defer { second.cancel() }
+            for await _ in ready { break }
+            try await within(20, "the second daemon to say the name is taken") {
+                while !kept.all.contains(where: { $0.contains("belongs to another program") }) {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            // The first still answers, and the second's socket works.
+            let read = try await face.busctl(["get-property", FaceDaemon.name, FaceDaemon.path, FaceDaemon.interface, "SilentSwitch"])
+            #expect(read.status == 0, "\(read.standardError)")
+            let status = try await onThread { InProcessDaemon(socketPath: directory + "/control").ctl(["status"]) }
+            #expect(status.status == 0, "\(status.errors)")
+            second.cancel()
+            _ = await second.result
+            #expect(kept.all.filter { $0.contains("no D-Bus interface") }.count == 1, "\(kept.all)")
         }
     }
 
