@@ -34,7 +34,7 @@ struct FeedbackdFollower: Sendable {
                 }
             }
         } catch {
-            trouble.once("feedbackd watch", "feedbackd: cannot watch it on the session bus: \(error)")
+            trouble.once("feedbackd watch", "feedbackd: cannot watch it on the session bus: \(error)", error: error)
         }
     }
 
@@ -53,7 +53,8 @@ struct FeedbackdFollower: Sendable {
         } catch {
             trouble.once(
                 "feedbackd read \(error)",
-                "feedbackd: cannot read its Profile: \(error); the switch stays as it is"
+                "feedbackd: cannot read its Profile: \(error); the switch stays as it is",
+                error: error
             )
         }
     }
@@ -80,7 +81,11 @@ struct FeedbackdFollower: Sendable {
                 timeout: Self.timeout
             )
         } catch {
-            trouble.once("feedbackd write \(error)", "feedbackd: cannot set its Profile to '\(profile)': \(error)")
+            trouble.once(
+                "feedbackd write \(error)",
+                "feedbackd: cannot set its Profile to '\(profile)': \(error)",
+                error: error
+            )
         }
     }
 }

@@ -17,6 +17,8 @@ struct LockFollower: Sendable {
     let source: PlatformSettings.LockSource
     let buses: PlatformBuses
     let sessionBus: DBusConnection?
+    /// Closed by the service at shutdown, as the session bus is.
+    let systemBus: DBusConnection?
     let report: @Sendable (PlatformFact) -> Void
     let trouble: TroubleLog
     let logger: Logger
@@ -39,14 +41,7 @@ struct LockFollower: Sendable {
             if quietly { logger.info("\(line)") } else { trouble.once("logind", line) }
             return false
         }
-        guard let address = buses.system else { return unavailable("no system bus") }
-        let bus: DBusConnection
-        do {
-            bus = try DBusConnection(.address(address))
-        } catch {
-            return unavailable("cannot connect to the system bus \(address): \(error)")
-        }
-        defer { bus.close() }
+        guard let bus = systemBus else { return unavailable("no system bus") }
         let path: String
         do {
             let reply =
@@ -73,6 +68,8 @@ struct LockFollower: Sendable {
                 }
             guard let found = reply.first?.string else { return unavailable("no session path in logind's answer") }
             path = found
+        } catch .closed {
+            return true
         } catch {
             return unavailable("no session \(buses.logindSession.map { "'\($0)'" } ?? "of this process"): \(error)")
         }
@@ -104,7 +101,7 @@ struct LockFollower: Sendable {
                 }
             }
         } catch {
-            trouble.once("logind watch", "lock: cannot watch logind's session at \(path): \(error)")
+            trouble.once("logind watch", "lock: cannot watch logind's session at \(path): \(error)", error: error)
         }
         return true
     }
@@ -120,7 +117,7 @@ struct LockFollower: Sendable {
             )
             take(value, from: "logind's LockedHint")
         } catch {
-            trouble.once("logind read \(error)", "lock: cannot read logind's LockedHint: \(error)")
+            trouble.once("logind read \(error)", "lock: cannot read logind's LockedHint: \(error)", error: error)
         }
     }
 
@@ -159,7 +156,7 @@ struct LockFollower: Sendable {
                 }
             }
         } catch {
-            trouble.once("screensaver watch", "lock: cannot watch the screensaver: \(error)")
+            trouble.once("screensaver watch", "lock: cannot watch the screensaver: \(error)", error: error)
         }
     }
 
@@ -181,7 +178,7 @@ struct LockFollower: Sendable {
             take(value, from: "the screensaver")
         } catch .noSuchName {
         } catch {
-            trouble.once("screensaver read \(error)", "lock: cannot ask the screensaver: \(error)")
+            trouble.once("screensaver read \(error)", "lock: cannot ask the screensaver: \(error)", error: error)
         }
     }
 

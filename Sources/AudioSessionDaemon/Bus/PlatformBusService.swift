@@ -35,23 +35,16 @@ final class PlatformBusService: Service, PlatformEnforcer {
     }
 
     func run() async {
-        var session: DBusConnection?
-        if let address = buses.session {
-            do {
-                session = try DBusConnection(.address(address))
-            } catch {
-                logger.warning(
-                    "no session bus at \(address) (\(error)): feedbackd and the screensaver are not followed"
-                )
-            }
-        }
-        defer { session?.close() }
+        let session = open(buses.session, "session", "feedbackd and the screensaver are not followed")
+        let lockNeedsLogind = settings.lock == .logind || settings.lock == .auto
+        let system = lockNeedsLogind ? open(buses.system, "system", "logind is not followed") : nil
         let inputs = inputs
         let report: @Sendable (PlatformFact) -> Void = { inputs.yield(.platform($0)) }
         let lock = LockFollower(
             source: settings.lock,
             buses: buses,
             sessionBus: session,
+            systemBus: system,
             report: report,
             trouble: trouble,
             logger: logger
@@ -67,9 +60,22 @@ final class PlatformBusService: Service, PlatformEnforcer {
                 }
             }
             group.addTask { await lock.run() }
-            // The followers run until the daemon shuts down (or their bus goes away).
+            // The followers run until the daemon shuts down (or their bus goes away). Closing the connections
+            // first fails the calls still waiting for an answer at once: a frozen bus does not hold up the exit.
             try? await gracefulShutdown()
+            session?.close()
+            system?.close()
             group.cancelAll()
+        }
+    }
+
+    private func open(_ address: String?, _ which: String, _ consequence: String) -> DBusConnection? {
+        guard let address else { return nil }
+        do {
+            return try DBusConnection(.address(address))
+        } catch {
+            logger.warning("no \(which) bus at \(address) (\(error)): \(consequence)")
+            return nil
         }
     }
 }

@@ -1,3 +1,4 @@
+import DBusBackend
 import Logging
 import Synchronization
 
@@ -11,8 +12,10 @@ final class TroubleLog: Sendable {
         self.logger = logger
     }
 
-    /// Logs `message` as a warning unless `key` was logged before.
-    func once(_ key: String, _ message: @autoclosure () -> String) {
+    /// Logs `message` as a warning unless `key` was logged before, or unless `error` says the daemon closed the
+    /// bus itself (it is shutting down: the calls still waiting fail, and that is no trouble).
+    func once(_ key: String, _ message: @autoclosure () -> String, error: (any Error)? = nil) {
+        if case .closed? = error as? DBusError { return }
         guard seen.withLock({ $0.insert(key).inserted }) else { return }
         logger.warning("\(message())")
     }
