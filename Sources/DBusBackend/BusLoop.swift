@@ -170,7 +170,7 @@ final class BusLoop: @unchecked Sendable {
         let calls = pendingCalls.values
         for call in calls { call.fail(error(call.operation)) }
         let streams = subscriptions.values
-        for subscription in streams { subscription.end() }
+        for subscription in streams { subscription.end(error("AddMatch \(subscription.rule)")) }
     }
 
     /// On the thread, once: fails what is pending, closes the bus, runs the jobs still queued with nil, and only
