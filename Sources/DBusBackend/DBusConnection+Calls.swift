@@ -36,6 +36,7 @@ extension DBusConnection {
                             operation: operation,
                             destination: destination,
                             expectedSignature: replySignature,
+                            timeout: .microseconds(Int64(clamping: microseconds)),
                             loop: loop,
                             continuation: continuation
                         )

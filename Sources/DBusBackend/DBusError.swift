@@ -4,7 +4,7 @@ public enum DBusError: Error, Sendable, Hashable, CustomStringConvertible {
     case remote(name: String, message: String)
     /// No answer came within the call's timeout.
     case timedOut(operation: String)
-    /// The destination has no owner on the bus (ServiceUnknown, NameHasNoOwner).
+    /// The destination has no owner on the bus (ServiceUnknown, NameHasNoOwner), or left it without answering.
     case noSuchName(String)
     /// The connection to the bus was lost while the call was pending or before it was made.
     case connectionLost(operation: String)

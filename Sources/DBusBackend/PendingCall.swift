@@ -10,6 +10,8 @@ final class PendingCall: @unchecked Sendable {
     let destination: String?
     /// The reply signature the caller expects, or nil to take any.
     let expectedSignature: String?
+    /// When the call's timeout passes (sd-bus's own deadline, counted from a moment later, is not earlier).
+    let deadline: ContinuousClock.Instant
     private unowned let loop: BusLoop
     private var continuation: CheckedContinuation<[DBusValue], any Error>?
 
@@ -17,12 +19,14 @@ final class PendingCall: @unchecked Sendable {
         operation: String,
         destination: String?,
         expectedSignature: String?,
+        timeout: Duration,
         loop: BusLoop,
         continuation: CheckedContinuation<[DBusValue], any Error>
     ) {
         self.operation = operation
         self.destination = destination
         self.expectedSignature = expectedSignature
+        self.deadline = ContinuousClock.now + timeout
         self.loop = loop
         self.continuation = continuation
     }
@@ -69,9 +73,11 @@ final class PendingCall: @unchecked Sendable {
         let message = error?.pointee.message.map { String(cString: $0) } ?? ""
         switch name {
         case "org.freedesktop.DBus.Error.NoReply":
-            // sd-bus makes this error up both for a timeout and for a connection that went away.
-            return sd_bus_is_open(loop.bus) > 0
-                ? .timedOut(operation: operation) : .connectionLost(operation: operation)
+            // Three causes give this one name: sd-bus makes it up when the timeout passes and when the connection
+            // goes; the bus daemon sends it when the destination leaves the bus without answering.
+            if sd_bus_is_open(loop.bus) <= 0 { return .connectionLost(operation: operation) }
+            if ContinuousClock.now >= deadline { return .timedOut(operation: operation) }
+            return .noSuchName(destination ?? message)
         case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
             return .noSuchName(destination ?? message)
         default:
