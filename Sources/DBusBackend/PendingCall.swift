@@ -1,11 +1,24 @@
 internal import CSystemd
+import Synchronization
+
+/// Marks a call its task cancelled; its identity keys the call in `BusLoop.pendingCalls`.
+final class CallToken: Sendable {
+    private let cancelled = Mutex(false)
+
+    func cancel() { cancelled.withLock { $0 = true } }
+    var isCancelled: Bool { cancelled.withLock { $0 } }
+}
 
 /// A method call in flight and the caller awaiting its reply.
 ///
-/// The bus owns the call's (floating) slot; `BusLoop.pendingCalls` holds the only strong reference to this box
-/// from the send until the reply, the timeout, the loss of the connection or `close()`, and the slot's `userdata`
-/// is unretained. Touched only on the loop thread.
+/// `BusLoop.pendingCalls` holds the only strong reference to this box from the send until the reply, the
+/// timeout, the cancellation, the loss of the connection or `close()`; the slot's `userdata` is unretained.
+/// The slot is ours: dropping it when the call ends (in the reply callback too: sd-bus holds its own reference
+/// while the callback runs) cancels the call in sd-bus, so no callback can come after the box has gone.
+/// Touched only on the loop thread.
 final class PendingCall: @unchecked Sendable {
+    let token: CallToken
+    var slot: OpaquePointer?
     let operation: String
     let destination: String?
     /// The reply signature the caller expects, or nil to take any.
@@ -16,6 +29,7 @@ final class PendingCall: @unchecked Sendable {
     private var continuation: CheckedContinuation<[DBusValue], any Error>?
 
     init(
+        token: CallToken,
         operation: String,
         destination: String?,
         expectedSignature: String?,
@@ -23,6 +37,7 @@ final class PendingCall: @unchecked Sendable {
         loop: BusLoop,
         continuation: CheckedContinuation<[DBusValue], any Error>
     ) {
+        self.token = token
         self.operation = operation
         self.destination = destination
         self.expectedSignature = expectedSignature
@@ -40,15 +55,21 @@ final class PendingCall: @unchecked Sendable {
     func succeed(_ values: [DBusValue]) {
         guard let continuation else { return }
         self.continuation = nil
-        loop.pendingCalls[ObjectIdentifier(self)] = nil
+        end()
         continuation.resume(returning: values)
     }
 
     func fail(_ error: DBusError) {
         guard let continuation else { return }
         self.continuation = nil
-        loop.pendingCalls[ObjectIdentifier(self)] = nil
+        end()
         continuation.resume(throwing: error)
+    }
+
+    private func end() {
+        if let slot { sd_bus_slot_unref(slot) }
+        slot = nil
+        loop.pendingCalls[ObjectIdentifier(token)] = nil
     }
 
     /// Handles the reply (or the error sd-bus made up for a timeout or a lost connection).
