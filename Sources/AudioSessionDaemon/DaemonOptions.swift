@@ -27,6 +27,9 @@ public struct DaemonOptions: Sendable {
     public var systemd: SystemdEnvironment
     /// The log level was given on the command line (`--log-level`): it stands over the file's, reloads too.
     public var logLevelFromCommandLine: Bool
+    /// The session and system buses for feedbackd, logind and the screensaver (docs/DBUS.md). None by default:
+    /// the `audiosessiond` command passes `PlatformBuses.fromEnvironment()` unless told otherwise.
+    public var buses: PlatformBuses
 
     public init(
         socketPath: String? = nil,
@@ -39,8 +42,10 @@ public struct DaemonOptions: Sendable {
         stateDirectory: String? = nil,
         eventLogLimit: Int = 10_000,
         systemd: SystemdEnvironment = SystemdEnvironment(),
-        logLevelFromCommandLine: Bool = false
+        logLevelFromCommandLine: Bool = false,
+        buses: PlatformBuses = PlatformBuses()
     ) {
+        self.buses = buses
         self.stateDirectory = stateDirectory
         self.eventLogLimit = eventLogLimit
         self.socketPath = socketPath ?? configuration.socketPath ?? DaemonOptions.defaultSocketPath
