@@ -111,7 +111,11 @@ final class BusLoop: @unchecked Sendable {
                 defer { queue.jobs = [] }
                 return (queue.jobs, queue.stopRequested)
             }
-            if stopRequested { break }
+            if stopRequested {
+                // Taken off the queue with the stop: they still fail their callers, or those would wait forever.
+                for job in jobs { job(nil) }
+                break
+            }
             for job in jobs { job(self) }
             if !lost { processAll() }
             waitForActivity()
