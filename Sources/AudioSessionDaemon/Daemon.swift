@@ -84,6 +84,19 @@ public enum Daemon {
                 services.append(AlsaJackService(card: card, settings: configuration.alsa, inputs: feed, logger: logger))
             }
         }
+        // The switch from feedbackd, the lock from logind or the screensaver (docs/DBUS.md).
+        var platform: PlatformBusService?
+        let platformSettings = configuration.platform
+        let lockNeedsOnlyTheSystemBus = platformSettings.lock == .logind || platformSettings.lock == .auto
+        if options.buses.session == nil {
+            logger.notice(
+                "no session bus: the switch and the lock come only from the control socket (feedbackd and the screensaver are not followed)\(options.dbusFace == .session ? "; the D-Bus interface is not served" : "")"
+            )
+        }
+        if options.buses.session != nil || (options.buses.system != nil && lockNeedsOnlyTheSystemBus) {
+            platform = PlatformBusService(buses: options.buses, settings: platformSettings, inputs: feed, logger: logger)
+            services.append(platform!)
+        }
         services.append(
             PolicyService(
                 core: core,
@@ -92,6 +105,7 @@ public enum Daemon {
                 outboxes: outboxes,
                 enforcer: pulse,
                 mixer: mixer,
+                platform: platform,
                 logger: logger,
                 keeper: state.map {
                     StateKeeper(directory: $0, settings: settings, eventLogLimit: options.eventLogLimit, logger: logger)
@@ -114,7 +128,9 @@ public enum Daemon {
             )
         )
         // The D-Bus interface, stopped before the policy loop (services stop in reverse).
-        services.append(FaceService(bus: options.dbusFace, inputs: feed, outboxes: outboxes, logger: logger))
+        services.append(
+            FaceService(bus: options.dbusFace, buses: options.buses, inputs: feed, outboxes: outboxes, logger: logger)
+        )
         if options.systemd.passedDescriptorCount > 1 {
             logger.warning("systemd passed \(options.systemd.passedDescriptorCount) sockets; serving the first only")
         }

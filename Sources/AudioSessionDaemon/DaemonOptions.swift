@@ -27,6 +27,9 @@ public struct DaemonOptions: Sendable {
     public var systemd: SystemdEnvironment
     /// The log level was given on the command line (`--log-level`): it stands over the file's, reloads too.
     public var logLevelFromCommandLine: Bool
+    /// The session and system buses for feedbackd, logind and the screensaver (docs/DBUS.md). None by default:
+    /// the `audiosessiond` command passes `PlatformBuses.fromEnvironment()` unless told otherwise.
+    public var buses: PlatformBuses
     /// Where the daemon's D-Bus interface is served (docs/DBUS.md); `.none` by default, the `audiosessiond`
     /// command passes `--dbus-interface` (the session bus unless told otherwise).
     public var dbusFace: DBusFaceBus
@@ -43,8 +46,10 @@ public struct DaemonOptions: Sendable {
         eventLogLimit: Int = 10_000,
         systemd: SystemdEnvironment = SystemdEnvironment(),
         logLevelFromCommandLine: Bool = false,
+        buses: PlatformBuses = PlatformBuses(),
         dbusFace: DBusFaceBus = .none
     ) {
+        self.buses = buses
         self.dbusFace = dbusFace
         self.stateDirectory = stateDirectory
         self.eventLogLimit = eventLogLimit

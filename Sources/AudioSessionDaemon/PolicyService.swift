@@ -14,6 +14,11 @@ protocol MixerEnforcer: Sendable {
     func holdMuted(_ held: Bool)
 }
 
+/// Carries out what the platform is told over D-Bus: feedbackd's profile.
+protocol PlatformEnforcer: Sendable {
+    func setFeedbackdProfile(_ profile: String)
+}
+
 /// The one loop that takes every daemon input in order, hands it to the core, and carries out the effects:
 /// messages to clients, verdicts to the sound server, timers, log lines.
 final class PolicyService: Service {
@@ -23,6 +28,7 @@ final class PolicyService: Service {
     private let outboxes: Outboxes
     private let enforcer: (any StreamEnforcer)?
     private let mixer: (any MixerEnforcer)?
+    private let platform: (any PlatformEnforcer)?
     private let logger: Logger
     /// Settings and the event log in the state directory; nil: none kept.
     private let initialKeeper: StateKeeper?
@@ -34,6 +40,7 @@ final class PolicyService: Service {
         outboxes: Outboxes,
         enforcer: (any StreamEnforcer)?,
         mixer: (any MixerEnforcer)? = nil,
+        platform: (any PlatformEnforcer)? = nil,
         logger: Logger,
         keeper: StateKeeper? = nil
     ) {
@@ -44,6 +51,7 @@ final class PolicyService: Service {
         self.outboxes = outboxes
         self.enforcer = enforcer
         self.mixer = mixer
+        self.platform = platform
         self.logger = logger
     }
 
@@ -70,6 +78,8 @@ final class PolicyService: Service {
                     mixer?.setVolume(volume)
                 case .holdMixerMuted(let held):
                     mixer?.holdMuted(held)
+                case .setFeedbackdProfile(let profile):
+                    platform?.setFeedbackdProfile(profile)
                 case .startTimer(let timer, let milliseconds):
                     let feedback = feedback
                     timers[timer] = Task {

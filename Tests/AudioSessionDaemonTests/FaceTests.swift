@@ -259,7 +259,10 @@ import Testing
         }
     }
 
-    @Test func withoutABusTheDaemonRunsAsBeforeAndSaysSoOnce() async throws {
+    /// The lines a daemon without the bus of its D-Bus interface logged, after a switch set through its socket.
+    private func logOfADaemonWithoutItsBus(_ face: DBusFaceBus, buses: PlatformBuses = PlatformBuses()) async throws
+        -> [String]
+    {
         let kept = KeptLog()
         let logger = Logger(label: "audiosessiond-test") { _ in kept }
         let directory = FileManager.default.temporaryDirectory.path + "/face-\(UUID().uuidString.prefix(8))"
@@ -272,7 +275,8 @@ import Testing
                     socketPath: path,
                     soundServer: false,
                     onReady: { readyContinuation.yield() },
-                    dbusFace: .address("unix:path=\(directory)/no-bus-here")
+                    buses: buses,
+                    dbusFace: face
                 ),
                 logger: logger
             )
@@ -285,8 +289,20 @@ import Testing
         #expect(try client.status().silentSwitch == .silent)
         daemon.cancel()
         _ = await daemon.result
-        let said = kept.all.filter { $0.contains("no D-Bus interface") }
-        #expect(said.count == 1, "\(kept.all)")
+        return kept.all
+    }
+
+    @Test func withoutABusTheDaemonRunsAsBeforeAndSaysSoOnce() async throws {
+        // A bus named that is not there.
+        let missing = try await logOfADaemonWithoutItsBus(.address("unix:path=/nonexistent/audiosessiond-bus"))
+        let said = missing.filter { $0.contains("no D-Bus interface") }
+        #expect(said.count == 1, "\(missing)")
         #expect(said.first?.contains("the daemon runs as before") == true)
+        // No session bus at all: the one line that says so names the interface too.
+        let none = try await logOfADaemonWithoutItsBus(.session)
+        let noSession = none.filter { $0.contains("no session bus") }
+        #expect(noSession.count == 1, "\(none)")
+        #expect(noSession.first?.contains("the D-Bus interface is not served") == true, "\(none)")
+        #expect(!none.contains { $0.contains("no D-Bus interface") }, "\(none)")
     }
 }

@@ -12,6 +12,8 @@ enum DaemonInput: Sendable {
     case clientDisconnected(ClientID)
     case timerFired(TimerID)
     case sound(SoundFact)
+    /// What feedbackd, logind or the screensaver said over D-Bus (`Bus/`).
+    case platform(PlatformFact)
     /// A reloaded configuration (SIGHUP).
     case reconfigure(DaemonConfiguration)
 }
@@ -94,6 +96,8 @@ enum DaemonEffect: Sendable, Equatable {
     case setMixerVolume(Double)
     /// Hold the ALSA mixer control muted (the silent switch), or give it back.
     case holdMixerMuted(Bool)
+    /// Set feedbackd's profile (the switch was set through the socket), so that the phone's shell shows it.
+    case setFeedbackdProfile(String)
     case startTimer(TimerID, milliseconds: Int)
     case cancelTimer(TimerID)
     /// One line per decision, with its reason.

@@ -8,9 +8,10 @@ import ServiceLifecycle
 public enum DBusFaceBus: Sendable, Equatable {
     /// Not served.
     case none
-    /// The user's session bus (`$DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`).
+    /// The session bus of `DaemonOptions.buses` (`--session-bus`, else the environment's).
     case session
-    /// The system bus, for a daemon of the whole machine (its user must be let own the name by a bus policy).
+    /// The system bus of `DaemonOptions.buses`, for a daemon of the whole machine (its user must be let own the
+    /// name by a bus policy).
     case system
     /// A bus at this address (`unix:path=...`; a private bus in the tests).
     case address(String)
@@ -42,28 +43,46 @@ public enum DBusFaceBus: Sendable, Equatable {
 /// with `PropertiesChanged` after every change. Without the bus the daemon runs as before and says so once.
 final class FaceService: Service {
     private let bus: DBusFaceBus
+    private let buses: PlatformBuses
     private let inputs: AsyncStream<DaemonInput>.Continuation
     private let outboxes: Outboxes
     private let logger: Logger
 
-    init(bus: DBusFaceBus, inputs: AsyncStream<DaemonInput>.Continuation, outboxes: Outboxes, logger: Logger) {
+    init(
+        bus: DBusFaceBus,
+        buses: PlatformBuses,
+        inputs: AsyncStream<DaemonInput>.Continuation,
+        outboxes: Outboxes,
+        logger: Logger
+    ) {
         self.bus = bus
+        self.buses = buses
         self.inputs = inputs
         self.outboxes = outboxes
         self.logger = logger
     }
 
     func run() async {
-        let which: DBusConnection.Bus
+        let address: String
         switch bus {
         case .none: return await waitForShutdown()
-        case .session: which = .session
-        case .system: which = .system
-        case .address(let address): which = .address(address)
+        case .session:
+            // No session bus: the daemon's line about it says the interface is not served too (Daemon.run).
+            guard let session = buses.session else { return await waitForShutdown() }
+            address = session
+        case .system:
+            guard let system = buses.system else {
+                logger.notice(
+                    "no D-Bus interface: no system bus (--system-bus none, or none found); the daemon runs as before, controlled through its socket"
+                )
+                return await waitForShutdown()
+            }
+            address = system
+        case .address(let given): address = given
         }
         let connection: DBusConnection
         do {
-            connection = try DBusConnection(which)
+            connection = try DBusConnection(.address(address))
         } catch {
             logger.notice(
                 "no D-Bus interface: \(bus.words) cannot be reached (\(error)); the daemon runs as before, controlled through its socket"
