@@ -21,6 +21,7 @@ struct FaceDaemon: Sendable {
     /// `everyUser`: the bus admits other users (a call as nobody).
     static func with<Result: Sendable>(
         everyUser: Bool = false,
+        log: KeptLog? = nil,
         _ body: (FaceDaemon) async throws -> Result
     ) async throws -> Result {
         let bus = try PrivateSessionBus.start(everyUser: everyUser)
@@ -31,8 +32,8 @@ struct FaceDaemon: Sendable {
         let directory = FileManager.default.temporaryDirectory.path + "/face-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/control"
-        var logger = Logger(label: "audiosessiond-test")
-        logger.logLevel = .warning
+        var logger = log.map { kept in Logger(label: "audiosessiond-test") { _ in kept } } ?? Logger(label: "audiosessiond-test")
+        logger.logLevel = log == nil ? .warning : .info
         let daemon = Task { [logger] in
             try await Daemon.run(
                 DaemonOptions(socketPath: path, soundServer: false, dbusFace: .address(bus.address)),

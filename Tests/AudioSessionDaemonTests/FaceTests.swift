@@ -259,6 +259,24 @@ import Testing
         }
     }
 
+    @Test func theBusGoingAwayLeavesTheDaemonRunningAndSaysSoOnce() async throws {
+        let kept = KeptLog()
+        try await FaceDaemon.with(log: kept) { face in
+            face.bus.stop()
+            try await within(20, "the daemon to say its bus went away") {
+                while !kept.all.contains(where: { $0.contains("the D-Bus interface is gone") }) {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            let switched = try await onThread { face.daemon.ctl(["switch", "silent"]) }
+            #expect(switched.status == 0, "\(switched.errors)")
+            #expect(try face.daemon.status().silentSwitch == .silent)
+            let gone = kept.all.filter { $0.contains("the D-Bus interface is gone") }
+            #expect(gone.count == 1, "\(kept.all)")
+        }
+        #expect(kept.all.filter { $0.contains("the D-Bus interface is gone") }.count == 1, "not when it stops: \(kept.all)")
+    }
+
     /// The lines a daemon without the bus of its D-Bus interface logged, after a switch set through its socket.
     private func logOfADaemonWithoutItsBus(_ face: DBusFaceBus, buses: PlatformBuses = PlatformBuses()) async throws
         -> [String]

@@ -94,8 +94,16 @@ final class FaceService: Service {
         client.connect()
         await withDiscardingTaskGroup { group in
             group.addTask { await client.deliver() }
-            if let served = await serve(on: connection, client) {
+            if let (served, owners) = await serve(on: connection, client) {
                 group.addTask { await self.signalChanges(on: connection, client, from: served) }
+                group.addTask {
+                    // The stream ends when the connection does: the bus went away (or the daemon is stopping).
+                    for await _ in owners {}
+                    guard !Task.isCancelled else { return }
+                    self.logger.warning(
+                        "the D-Bus interface is gone: \(self.bus.words) went away; the daemon runs on, controlled through its socket"
+                    )
+                }
             }
             await waitForShutdown()
             client.stop()
@@ -103,12 +111,18 @@ final class FaceService: Service {
         }
     }
 
-    /// Serves the object and takes the name; the status the properties start from, or nil when not served.
-    private func serve(on connection: DBusConnection, _ client: FaceClient) async -> StatusBody? {
+    /// Serves the object and takes the name; the status the properties start from and the name's owner changes
+    /// (a stream that ends with the connection), or nil when not served.
+    private func serve(
+        on connection: DBusConnection,
+        _ client: FaceClient
+    ) async -> (StatusBody, AsyncStream<DBusNameOwnerChange>)? {
         let calls = FaceCalls(client: client, ownerUID: getuid())
         do {
             // The object first: a call that comes as soon as the name is ours finds it.
             _ = try await connection.serve(path: FaceInterface.path) { await calls.answer($0) }
+            // Before the name is taken: once the name is seen on the bus, the end of the bus is seen too.
+            let owners = try await connection.nameOwnerChanges(for: FaceInterface.busName)
             let watched = await client.send(Request(op: .watch))
             guard let status = watched.result?.status else { return nil }
             let result = try await connection.requestName(FaceInterface.busName)
@@ -119,7 +133,7 @@ final class FaceService: Service {
                 return nil
             }
             logger.info("D-Bus interface \(FaceInterface.busName) at \(FaceInterface.path) on \(bus.words)")
-            return status
+            return (status, owners)
         } catch {
             logger.notice(
                 "no D-Bus interface: \(FaceInterface.busName) cannot be served on \(bus.words) (\(error)); the daemon runs on, controlled through its socket"
@@ -139,7 +153,8 @@ final class FaceService: Service {
             do {
                 try await connection.emitPropertiesChanged(path: FaceInterface.path, interface: FaceInterface.name, changed: changed)
             } catch {
-                logger.notice("the D-Bus interface stops: \(error); the daemon runs on, controlled through its socket")
+                // The bus went away: said once where the name's changes end.
+                logger.debug("PropertiesChanged not sent: \(error)")
                 return
             }
         }
