@@ -32,23 +32,23 @@ struct FaceCalls: Sendable {
             return takes("", call) ?? .values([.string(FaceInterface.introspection)])
         case (FaceInterface.propertiesInterface, "Get"):
             if let wrong = takes("ss", call, "interface_name, property_name") { return wrong }
-            return await get(interface: call.arguments[0].string!, property: call.arguments[1].string!)
+            return await get(interface: text(call, 0), property: text(call, 1))
         case (FaceInterface.propertiesInterface, "GetAll"):
             if let wrong = takes("s", call, "interface_name") { return wrong }
-            return await getAll(interface: call.arguments[0].string!)
+            return await getAll(interface: text(call, 0))
         case (FaceInterface.propertiesInterface, "Set"):
             if let wrong = takes("ssv", call, "interface_name, property_name, value") { return wrong }
             return await set(
-                interface: call.arguments[0].string!,
-                property: call.arguments[1].string!,
+                interface: text(call, 0),
+                property: text(call, 1),
                 value: call.arguments[2].unwrapped
             )
         case (FaceInterface.name, "SetSilentSwitch"):
             if let wrong = takes("s", call, "position") { return wrong }
-            return await control(["op": json("setSilentSwitch"), "position": json(call.arguments[0].string!)])
+            return await control(["op": json("setSilentSwitch"), "position": json(text(call, 0))])
         case (FaceInterface.name, "SelectOutput"):
             if let wrong = takes("s", call, "port") { return wrong }
-            return await control(["op": json("selectOutput"), "port": json(call.arguments[0].string!)])
+            return await control(["op": json("selectOutput"), "port": json(text(call, 0))])
         case (FaceInterface.name, "RecentDecisions"):
             if let wrong = takes("u", call, "count") { return wrong }
             return await recentDecisions(call.arguments[0].integer ?? 0)
@@ -69,6 +69,11 @@ struct FaceCalls: Sendable {
         }
     }
 
+    /// Argument `index` of a call whose signature `takes` has checked (a string there).
+    private func text(_ call: DBusMethodCall, _ index: Int) -> String {
+        index < call.arguments.count ? call.arguments[index].string ?? "" : ""
+    }
+
     /// Nil when the call has the signature the method takes; otherwise the error saying what it takes.
     private func takes(_ signature: String, _ call: DBusMethodCall, _ names: String = "") -> DBusMethodReply? {
         guard call.signature != signature else { return nil }
@@ -83,7 +88,9 @@ struct FaceCalls: Sendable {
         if let wrong = Self.check(interface) { return wrong }
         guard FaceInterface.propertyNames.contains(property) else { return Self.noSuchProperty(property) }
         switch await status() {
-        case .properties(let properties): return .values([.variant(properties[property]!)])
+        case .properties(let properties):
+            guard let value = properties[property] else { return Self.noSuchProperty(property) }
+            return .values([.variant(value)])
         case .failed(let error): return error
         }
     }
