@@ -259,6 +259,44 @@ import Testing
         }
     }
 
+    @Test func theBuiltDaemonServesOnTheBusItIsGivenAndLeavesItWhenStopped() async throws {
+        let bus = try PrivateSessionBus.start()
+        defer { bus.stop() }
+        let observer = try DBusConnection(.address(bus.address))
+        defer { observer.close() }
+        let owners = try await observer.nameOwnerChanges(for: FaceDaemon.name)
+        let folder = FileManager.default.temporaryDirectory.path + "/face-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: LiveDaemon.daemonPath)
+        daemon.arguments = [
+            "--no-sound-server", "--no-alsa", "--socket", folder + "/run/control", "--state-dir", folder + "/state",
+            "--session-bus", "none", "--system-bus", "none", "--dbus-interface", bus.address,
+        ]
+        daemon.standardOutput = FileHandle.nullDevice
+        daemon.standardError = try ChildProcess.newFile(folder + "/daemon.log")
+        try ChildProcess.launch(daemon)
+        defer { daemon.stop() }
+        let log = { (try? String(contentsOfFile: folder + "/daemon.log", encoding: .utf8)) ?? "" }
+        try await within(30, "the daemon to own its name") {
+            for await change in owners where change.newOwner != nil { return }
+            throw FaceTestError("the bus went away")
+        }
+        let read = try await onThread {
+            try ChildProcess.run(
+                try FaceDaemon.tool("busctl"),
+                ["--address=\(bus.address)", "get-property", FaceDaemon.name, FaceDaemon.path, FaceDaemon.interface, "SilentSwitch"],
+                environment: ChildProcess.environment([:]),
+                timeout: .seconds(30)
+            )
+        }
+        #expect(read.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "s \"ring\"", "\(read.standardError) \(log())")
+        await stopProcess(daemon)
+        #expect(daemon.terminationStatus == 0, "\(log())")
+        #expect(try await observer.nameOwner(FaceDaemon.name) == nil, "the name left with the daemon")
+    }
+
     @Test func theBusGoingAwayLeavesTheDaemonRunningAndSaysSoOnce() async throws {
         let kept = KeptLog()
         try await FaceDaemon.with(log: kept) { face in
