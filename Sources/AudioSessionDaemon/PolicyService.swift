@@ -14,6 +14,12 @@ protocol MixerEnforcer: Sendable {
     func holdMuted(_ held: Bool)
 }
 
+/// Carries out what media players are told (section 6b): the bus shell sends the command and reports the answer,
+/// or its absence within the timeout, as a `PlayerFact`.
+protocol PlayerDriver: Sendable {
+    func send(_ command: PlayerCommand, to busName: String, timeoutMs: Int)
+}
+
 /// The one loop that takes every daemon input in order, hands it to the core, and carries out the effects:
 /// messages to clients, verdicts to the sound server, timers, log lines.
 final class PolicyService: Service {
@@ -23,6 +29,7 @@ final class PolicyService: Service {
     private let outboxes: Outboxes
     private let enforcer: (any StreamEnforcer)?
     private let mixer: (any MixerEnforcer)?
+    private let players: (any PlayerDriver)?
     private let logger: Logger
     /// Settings and the event log in the state directory; nil: none kept.
     private let initialKeeper: StateKeeper?
@@ -34,6 +41,7 @@ final class PolicyService: Service {
         outboxes: Outboxes,
         enforcer: (any StreamEnforcer)?,
         mixer: (any MixerEnforcer)? = nil,
+        players: (any PlayerDriver)? = nil,
         logger: Logger,
         keeper: StateKeeper? = nil
     ) {
@@ -44,6 +52,7 @@ final class PolicyService: Service {
         self.outboxes = outboxes
         self.enforcer = enforcer
         self.mixer = mixer
+        self.players = players
         self.logger = logger
     }
 
@@ -78,6 +87,8 @@ final class PolicyService: Service {
                     }
                 case .cancelTimer(let timer):
                     timers.removeValue(forKey: timer)?.cancel()
+                case .callPlayer(let busName, let command, let timeoutMs):
+                    players?.send(command, to: busName, timeoutMs: timeoutMs)
                 case .log(let line):
                     logger.info("\(line)")
                 }
