@@ -43,6 +43,14 @@ let package = Package(
         ),
         // One thin Swift layer over libpulse: a connection on one threaded mainloop, typed errors.
         .target(name: "PulseBackend", dependencies: ["CPulse"]),
+        // libsystemd's sd-bus, as the system has it.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        // One thin Swift layer over sd-bus: a connection on a thread of its own, D-Bus values, typed errors.
+        .target(name: "DBusBackend", dependencies: ["CSystemd"]),
         // libasound (ALSA), as the system has it.
         .systemLibrary(
             name: "CAlsa",
@@ -128,6 +136,7 @@ let package = Package(
         ),
         .testTarget(name: "AudioSessionPlaybackTests", dependencies: ["AudioSessionPlayback"]),
         .testTarget(name: "PulseBackendTests", dependencies: ["PulseBackend", "AudioSessionTestSupport"]),
+        .testTarget(name: "DBusBackendTests", dependencies: ["DBusBackend", "AudioSessionTestSupport"]),
         // Recorded `amixer contents` lists are read from the source tree, not bundled.
         .testTarget(
             name: "AlsaBackendTests",

@@ -10,9 +10,10 @@ set -euo pipefail
 # systemd for systemd-analyze, which checks the units (scripts/verify-units.sh; systemd need not be running);
 # libasound2-dev for the ALSA backend, libasound2-plugins for its `pulse` PCM and CTL (how its tests reach a
 # private PulseAudio without a sound card), alsa-utils for aplay/amixer to compare with by hand;
-# zsh and fish to check the completion scripts generated for them (scripts/check-manuals.sh).
+# zsh and fish to check the completion scripts generated for them (scripts/check-manuals.sh); libsystemd-dev for
+# the D-Bus backend (sd-bus), dbus-daemon for the private buses of its tests, feedbackd for the live switch tests.
 PACKAGES=(strace librsvg2-bin man-db groff-base libpulse-dev pulseaudio pulseaudio-utils pipewire pipewire-pulse wireplumber systemd libasound2-dev
-    libasound2-plugins alsa-utils zsh fish)
+    libasound2-plugins alsa-utils zsh fish libsystemd-dev dbus-daemon feedbackd)
 
 if ! command -v swift >/dev/null 2>&1; then
     echo "install-deps: no Swift toolchain on PATH; install Swift 6 (swift.org) and try again" >&2

@@ -1,0 +1,110 @@
+import Foundation
+import Synchronization
+
+/// A private `dbus-daemon` for one test, in a temporary directory of its own, that activates no services (the
+/// machine's `.service` files would start feedbackd or playerctld on a call to their names; here only what the
+/// test starts is on the bus). It stops, and its directory is removed, on `stop()` or when it is released.
+public final class PrivateSessionBus: Sendable {
+    /// The bus's directory: its socket, configuration and log.
+    public let directory: String
+    /// The address clients connect to, `unix:path=.../bus`.
+    public let address: String
+    /// What a client process needs to use this bus as its session bus.
+    public var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
+
+    private let process: Mutex<Process?>
+
+    private init(directory: String, address: String, process: Process) {
+        self.directory = directory
+        self.address = address
+        self.process = Mutex(process)
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Starts a bus and returns once it accepts connections (it has printed its address).
+    /// - Parameter type: the bus's `<type>`, `session` or `system` (a stand-in system bus for logind).
+    public static func start(type: String = "session") throws -> PrivateSessionBus {
+        guard let executable = ChildProcess.executable(named: "dbus-daemon") else {
+            throw SoundServerError(code: .packageMissing, message: "dbus-daemon is not installed (Debian: dbus-daemon)")
+        }
+        let directory = try FileManager.default.makeTemporaryDirectory(prefix: "audiosessiond-bus")
+        let address = "unix:path=\(directory)/bus"
+        let configuration = """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>\(type)</type>
+              <listen>\(address)</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """
+        let printed = "\(directory)/address"
+        do {
+            try configuration.write(toFile: "\(directory)/bus.conf", atomically: true, encoding: .utf8)
+            let output = try ChildProcess.newFile(printed)
+            let log = try ChildProcess.newFile("\(directory)/dbus-daemon.log")
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = ["--nofork", "--config-file=\(directory)/bus.conf", "--print-address=1"]
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = output
+            process.standardError = log
+            try ChildProcess.launch(process)
+            try? output.close()
+            try? log.close()
+            let bus = PrivateSessionBus(directory: directory, address: address, process: process)
+            // Ready once the address is printed: the socket listens by then.
+            let deadline = ContinuousClock.now + .seconds(20)
+            while (try? String(contentsOfFile: printed, encoding: .utf8))?.contains("\n") != true {
+                guard process.isRunning, ContinuousClock.now < deadline else {
+                    let tail = (try? String(contentsOfFile: "\(directory)/dbus-daemon.log", encoding: .utf8)) ?? ""
+                    bus.stop()
+                    throw SoundServerError(code: .startFailed, message: "dbus-daemon did not start", context: tail)
+                }
+                usleep(2_000)
+            }
+            return bus
+        } catch {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
+        }
+    }
+
+    /// Stops the bus daemon and removes its directory. Idempotent.
+    public func stop() {
+        guard let process = process.withLock({ $0.take() }) else { return }
+        process.stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// The bus daemon's process id (for tests that check nothing is left running).
+    public var processIdentifier: Int32? {
+        process.withLock { $0?.processIdentifier }
+    }
+}
+
+extension FileManager {
+    /// A new directory under the temporary directory (or /tmp when that path is too long for a socket).
+    func makeTemporaryDirectory(prefix: String) throws -> String {
+        var base = temporaryDirectory.path
+        while base.count > 1 && base.hasSuffix("/") { base.removeLast() }
+        if base.count > 60 { base = "/tmp" }
+        var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
+        let created = template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!) }
+        guard created != nil else {
+            throw SoundServerError(
+                code: .startFailed,
+                message: "cannot create a directory in \(base): \(String(cString: strerror(errno)))"
+            )
+        }
+        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+}
