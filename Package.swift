@@ -66,6 +66,7 @@ let package = Package(
             name: "AudioSessionDaemon",
             dependencies: [
                 "AudioSessionPolicy", "AudioSessionScenario", "AudioSessionProtocol", "PulseBackend", "AlsaBackend",
+                "DBusBackend",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

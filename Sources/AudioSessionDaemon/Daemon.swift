@@ -84,6 +84,10 @@ public enum Daemon {
                 services.append(AlsaJackService(card: card, settings: configuration.alsa, inputs: feed, logger: logger))
             }
         }
+        // Section 6b: the media players on the session bus, when there is one (else they are muted as the unaware
+        // apps they are, and the log says so).
+        let players = options.sessionBus ? PlayerBusService.onSessionBus(inputs: feed, logger: logger) : nil
+        if let players { services.append(players) }
         services.append(
             PolicyService(
                 core: core,
@@ -92,6 +96,7 @@ public enum Daemon {
                 outboxes: outboxes,
                 enforcer: pulse,
                 mixer: mixer,
+                players: players,
                 logger: logger,
                 keeper: state.map {
                     StateKeeper(directory: $0, settings: settings, eventLogLimit: options.eventLogLimit, logger: logger)

@@ -25,6 +25,8 @@ public struct DaemonOptions: Sendable {
     public var eventLogLimit: Int
     /// What systemd passed: where to notify it, its watchdog, the listening socket (`SystemdEnvironment.take()`).
     public var systemd: SystemdEnvironment
+    /// Follow the media players on the session bus (section 6b) when there is one.
+    public var sessionBus: Bool
     /// The log level was given on the command line (`--log-level`): it stands over the file's, reloads too.
     public var logLevelFromCommandLine: Bool
 
@@ -39,8 +41,10 @@ public struct DaemonOptions: Sendable {
         stateDirectory: String? = nil,
         eventLogLimit: Int = 10_000,
         systemd: SystemdEnvironment = SystemdEnvironment(),
-        logLevelFromCommandLine: Bool = false
+        logLevelFromCommandLine: Bool = false,
+        sessionBus: Bool = true
     ) {
+        self.sessionBus = sessionBus
         self.stateDirectory = stateDirectory
         self.eventLogLimit = eventLogLimit
         self.socketPath = socketPath ?? configuration.socketPath ?? DaemonOptions.defaultSocketPath

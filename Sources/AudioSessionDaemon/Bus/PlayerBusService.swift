@@ -1,0 +1,138 @@
+import DBusBackend
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The media players on the session bus (MPRIS, POLICY section 6b), as facts for the policy loop: each name
+/// `org.mpris.MediaPlayer2.*` with its process, its `PlaybackStatus`, its going away; and the commands the
+/// policy sends them, answered or not within their timeout. The core does the matching and deciding
+/// (`DaemonCore+Players.swift`); this is only the bus's side.
+final class PlayerBusService: Service, PlayerDriver {
+    static let objectPath = "/org/mpris/MediaPlayer2"
+    static let playerInterface = "org.mpris.MediaPlayer2.Player"
+    /// How long a question to the bus daemon or a player (its process, its status) may take; a player that is
+    /// stopped must not hold up the others.
+    static let questionTimeout = Duration.seconds(2)
+
+    private let connection: DBusConnection
+    private let inputs: AsyncStream<DaemonInput>.Continuation
+    private let logger: Logger
+    private let commands: AsyncStream<(PlayerCommand, String, Int)>
+    private let commandsContinuation: AsyncStream<(PlayerCommand, String, Int)>.Continuation
+    /// The players' unique names, to tell whose `PropertiesChanged` a signal is (signals carry the unique name).
+    private let owners = Mutex([String: String]())
+
+    init(connection: DBusConnection, inputs: AsyncStream<DaemonInput>.Continuation, logger: Logger) {
+        self.connection = connection
+        self.inputs = inputs
+        self.logger = logger
+        (commands, commandsContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+    }
+
+    /// The service on the session bus; nil, said once in the log, when there is none: players are then muted
+    /// as the unaware apps they are (section 6).
+    static func onSessionBus(inputs: AsyncStream<DaemonInput>.Continuation, logger: Logger) -> PlayerBusService? {
+        do {
+            return PlayerBusService(connection: try DBusConnection(.session), inputs: inputs, logger: logger)
+        } catch {
+            logger.notice("no session bus (\(error)): media players are not paused, they are muted as unaware apps")
+            return nil
+        }
+    }
+
+    func send(_ command: PlayerCommand, to busName: String, timeoutMs: Int) {
+        commandsContinuation.yield((command, busName, timeoutMs))
+    }
+
+    func run() async {
+        do {
+            // Listen first, then list: a player that comes in between is heard of twice, which is harmless.
+            let owners = try await connection.nameOwnerChanges()
+            let statuses = try await connection.propertiesChanges(path: Self.objectPath, interface: Self.playerInterface)
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.follow(owners) }
+                group.addTask { await self.follow(statuses) }
+                group.addTask { await self.carryOut() }
+                group.addTask {
+                    do {
+                        for name in try await self.connection.listNames() where PlayerTable.isPlayerName(name) {
+                            await self.found(name)
+                        }
+                    } catch {
+                        self.logger.warning("cannot list the media players on the session bus: \(error)")
+                    }
+                }
+                try? await gracefulShutdown()
+                group.cancelAll()
+            }
+        } catch {
+            logger.warning("media players on the session bus are not followed (\(error)): they are muted as unaware apps")
+            try? await gracefulShutdown()
+        }
+        commandsContinuation.finish()
+        connection.close()
+    }
+
+    private func follow(_ changes: AsyncStream<DBusNameOwnerChange>) async {
+        for await change in changes.cancelOnGracefulShutdown() where PlayerTable.isPlayerName(change.name) {
+            if change.oldOwner != nil {
+                owners.withLock { $0[change.name] = nil }
+                inputs.yield(.player(.vanished(busName: change.name)))
+            }
+            if change.newOwner != nil { await found(change.name) }
+        }
+    }
+
+    private func follow(_ changes: AsyncStream<DBusPropertiesChange>) async {
+        for await change in changes.cancelOnGracefulShutdown() {
+            guard let value = change.changed["PlaybackStatus"]?.string, let status = PlaybackStatus(rawValue: value)
+            else { continue }
+            let names = owners.withLock { $0.filter { $0.value == change.sender }.keys.sorted() }
+            for name in names { inputs.yield(.player(.playbackStatus(busName: name, status))) }
+        }
+    }
+
+    /// A new player: its process from the bus daemon (not from the player), then its status.
+    private func found(_ name: String) async {
+        do {
+            guard let owner = try await connection.nameOwner(name, timeout: Self.questionTimeout) else { return }
+            let processID = try await connection.unixProcessID(of: name, timeout: Self.questionTimeout)
+            owners.withLock { $0[name] = owner }
+            inputs.yield(.player(.appeared(busName: name, processID: Int32(bitPattern: processID))))
+            logger.debug("media player \(name) (\(owner), process \(processID))")
+        } catch {
+            logger.info("media player \(name) not followed: \(error)")
+            return
+        }
+        do {
+            let value = try await connection.property(
+                destination: name, path: Self.objectPath, interface: Self.playerInterface, name: "PlaybackStatus",
+                timeout: Self.questionTimeout)
+            if let status = value.string.flatMap(PlaybackStatus.init(rawValue:)) {
+                inputs.yield(.player(.playbackStatus(busName: name, status)))
+            }
+        } catch {
+            logger.debug("media player \(name): no PlaybackStatus: \(error)")
+        }
+    }
+
+    /// Each command on its own, so that a player that does not answer holds up no other.
+    private func carryOut() async {
+        await withDiscardingTaskGroup { group in
+            for await (command, name, timeoutMs) in commands.cancelOnGracefulShutdown() {
+                group.addTask {
+                    do throws(DBusError) {
+                        _ = try await self.connection.call(
+                            destination: name, path: Self.objectPath, interface: Self.playerInterface,
+                            member: command.rawValue, timeout: .milliseconds(timeoutMs))
+                        self.inputs.yield(.player(.answered(busName: name, command)))
+                    } catch .timedOut {
+                        self.inputs.yield(.player(.failed(busName: name, command, reason: "no answer within \(timeoutMs) ms")))
+                    } catch {
+                        self.inputs.yield(.player(.failed(busName: name, command, reason: "\(error)")))
+                    }
+                }
+            }
+        }
+    }
+}
