@@ -107,6 +107,28 @@ import Testing
     }
 }
 
+extension MprisLiveTests {
+    /// A daemon with no session bus (a system daemon, a kiosk) runs as before: a player is muted as the unaware
+    /// app it is, not paused, and the log says once why.
+    @Test func withoutASessionBusAPlayerIsMutedNotPausedAndTheLogSaysSoOnce() async throws {
+        let rig = try await MprisRig(.pulseaudio, daemonOnTheBus: false)
+        defer { rig.stop() }
+        try await rig.waitForStatus("Playing")
+        try await eventually("mpv's stream runs") {
+            try await rig.live.observer.sinkInputs().contains { $0.properties["application.name"] == "mpv" && !$0.corked }
+        }
+        let music = try #require(try await rig.live.observer.sinkInputs().first { $0.properties["application.name"] == "mpv" })
+        let call = try rig.live.play(role: "phone")
+        defer { call.stop() }
+        try await eventually("mpv's stream is muted for the call") { try await rig.live.current(music.index)?.muted == true }
+        #expect(try rig.playerctl(["status"]) == "Playing", "not paused: the daemon has no bus")
+        call.stop()
+        try await rig.waitUntilTheCallIsOver()
+        try await eventually("mpv is heard again") { try await rig.live.current(music.index)?.muted == false }
+        #expect(rig.live.daemonLog().components(separatedBy: "no session bus").count == 2, "said once")
+    }
+}
+
 /// One test's parts: a private session bus, a private sound server with a daemon on both, and mpv.
 final class MprisRig: @unchecked Sendable {
     static let mprisPlugin = "/usr/lib/mpv-mpris/mpris.so"
@@ -115,13 +137,17 @@ final class MprisRig: @unchecked Sendable {
     let mpv: Process
 
     /// The player timeout is long, as a safety net: the tests wait on the player's answers, not on time.
-    init(_ kind: PrivateSoundServer.Kind, playerTimeoutMs: Int = 5000) async throws {
+    /// `daemonOnTheBus: false` gives the daemon a session bus address where no bus is (mpv still has one).
+    init(_ kind: PrivateSoundServer.Kind, playerTimeoutMs: Int = 5000, daemonOnTheBus: Bool = true) async throws {
         guard FileManager.default.fileExists(atPath: Self.mprisPlugin) else {
             throw LiveTestError("\(Self.mprisPlugin) is missing: install the Debian package mpv-mpris")
         }
         bus = try PrivateSessionBus.start()
         do {
-            live = try await LiveDaemon(kind, environment: bus.environment, configuration: "playerTimeoutMs: \(playerTimeoutMs)\n")
+            let nowhere = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(bus.directory)/no-bus-here"]
+            live = try await LiveDaemon(
+                kind, environment: daemonOnTheBus ? bus.environment : nowhere,
+                configuration: "playerTimeoutMs: \(playerTimeoutMs)\n")
         } catch {
             bus.stop()
             throw error

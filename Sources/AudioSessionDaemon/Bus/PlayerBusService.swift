@@ -53,15 +53,6 @@ final class PlayerBusService: Service, PlayerDriver {
                 group.addTask { await self.follow(owners) }
                 group.addTask { await self.follow(statuses) }
                 group.addTask { await self.carryOut() }
-                group.addTask {
-                    do {
-                        for name in try await self.connection.listNames() where PlayerTable.isPlayerName(name) {
-                            await self.found(name)
-                        }
-                    } catch {
-                        self.logger.warning("cannot list the media players on the session bus: \(error)")
-                    }
-                }
                 try? await gracefulShutdown()
                 group.cancelAll()
             }
@@ -73,7 +64,13 @@ final class PlayerBusService: Service, PlayerDriver {
         connection.close()
     }
 
+    /// The players there now, then each change, in one task: a player's going is always taken after its coming.
     private func follow(_ changes: AsyncStream<DBusNameOwnerChange>) async {
+        do {
+            for name in try await connection.listNames() where PlayerTable.isPlayerName(name) { await found(name) }
+        } catch {
+            logger.warning("cannot list the media players on the session bus: \(error)")
+        }
         for await change in changes.cancelOnGracefulShutdown() where PlayerTable.isPlayerName(change.name) {
             if change.oldOwner != nil {
                 owners.withLock { $0[change.name] = nil }
@@ -104,15 +101,18 @@ final class PlayerBusService: Service, PlayerDriver {
             logger.info("media player \(name) not followed: \(error)")
             return
         }
-        do {
-            let value = try await connection.property(
-                destination: name, path: Self.objectPath, interface: Self.playerInterface, name: "PlaybackStatus",
-                timeout: Self.questionTimeout)
-            if let status = value.string.flatMap(PlaybackStatus.init(rawValue:)) {
-                inputs.yield(.player(.playbackStatus(busName: name, status)))
+        // Asked of the player itself, which may be slow or stopped: on the side, so that no other name waits.
+        Task {
+            do {
+                let value = try await connection.property(
+                    destination: name, path: Self.objectPath, interface: Self.playerInterface, name: "PlaybackStatus",
+                    timeout: Self.questionTimeout)
+                if let status = value.string.flatMap(PlaybackStatus.init(rawValue:)) {
+                    inputs.yield(.player(.playbackStatus(busName: name, status)))
+                }
+            } catch {
+                logger.debug("media player \(name): no PlaybackStatus: \(error)")
             }
-        } catch {
-            logger.debug("media player \(name): no PlaybackStatus: \(error)")
         }
     }
 
