@@ -148,7 +148,7 @@ let package = Package(
             name: "AudioSessionDaemonTests",
             dependencies: [
                 "AudioSessionDaemon", "AudioSessionProtocol", "AudioSessionCLI", "PulseBackend",
-                "AudioSessionTestSupport",
+                "AudioSessionTestSupport", "DBusBackend",
             ]
         ),
     ]

@@ -116,14 +116,17 @@ final class PlayerBusService: Service, PlayerDriver {
         }
     }
 
-    /// Each command on its own, so that a player that does not answer holds up no other.
+    /// Each command on its own, so that a player that does not answer holds up no other. It goes to the
+    /// connection that owned the name when the player was found: a process that took the name since is not
+    /// the one whose stream the daemon matched (the call then fails, and the player is given up on, P6).
     private func carryOut() async {
         await withDiscardingTaskGroup { group in
             for await (command, name, timeoutMs) in commands.cancelOnGracefulShutdown() {
+                let destination = owners.withLock { $0[name] } ?? name
                 group.addTask {
                     do throws(DBusError) {
                         _ = try await self.connection.call(
-                            destination: name, path: Self.objectPath, interface: Self.playerInterface,
+                            destination: destination, path: Self.objectPath, interface: Self.playerInterface,
                             member: command.rawValue, timeout: .milliseconds(timeoutMs))
                         self.inputs.yield(.player(.answered(busName: name, command)))
                     } catch .timedOut {
