@@ -96,6 +96,7 @@ final class ConfigurationReloader: Service {
         if running.socketMode != new.socketMode { fields.append("socket.mode") }
         if running.socketGroup != new.socketGroup { fields.append("socket.group") }
         if running.alsa != new.alsa { fields.append("alsa") }
+        if running.platform != new.platform { fields.append("platform") }
         if running.logLevel != new.logLevel { fields.append("logLevel") }
         return fields
     }

@@ -84,9 +84,22 @@ public enum Daemon {
                 services.append(AlsaJackService(card: card, settings: configuration.alsa, inputs: feed, logger: logger))
             }
         }
+        // The switch from feedbackd, the lock from logind or the screensaver (docs/DBUS.md).
+        var platform: PlatformBusService?
+        let platformSettings = configuration.platform
+        let lockNeedsOnlyTheSystemBus = platformSettings.lock == .logind || platformSettings.lock == .auto
+        if options.buses.session == nil {
+            logger.notice(
+                "no session bus: the switch and the lock come only from the control socket (feedbackd and the screensaver are not followed)"
+            )
+        }
+        if options.buses.session != nil || (options.buses.system != nil && lockNeedsOnlyTheSystemBus) {
+            platform = PlatformBusService(buses: options.buses, settings: platformSettings, inputs: feed, logger: logger)
+            services.append(platform!)
+        }
         // Section 6b: the media players on the session bus, when there is one (else they are muted as the unaware
         // apps they are, and the log says so).
-        let players = options.sessionBus ? PlayerBusService.onSessionBus(inputs: feed, logger: logger) : nil
+        let players = PlayerBusService.onSessionBus(options.buses.session, inputs: feed, logger: logger)
         if let players { services.append(players) }
         services.append(
             PolicyService(
@@ -97,6 +110,7 @@ public enum Daemon {
                 enforcer: pulse,
                 mixer: mixer,
                 players: players,
+                platform: platform,
                 logger: logger,
                 keeper: state.map {
                     StateKeeper(directory: $0, settings: settings, eventLogLimit: options.eventLogLimit, logger: logger)

@@ -25,10 +25,11 @@ public struct DaemonOptions: Sendable {
     public var eventLogLimit: Int
     /// What systemd passed: where to notify it, its watchdog, the listening socket (`SystemdEnvironment.take()`).
     public var systemd: SystemdEnvironment
-    /// Follow the media players on the session bus (section 6b) when there is one.
-    public var sessionBus: Bool
     /// The log level was given on the command line (`--log-level`): it stands over the file's, reloads too.
     public var logLevelFromCommandLine: Bool
+    /// The session and system buses for feedbackd, logind and the screensaver (docs/DBUS.md). None by default:
+    /// the `audiosessiond` command passes `PlatformBuses.fromEnvironment()` unless told otherwise.
+    public var buses: PlatformBuses
 
     public init(
         socketPath: String? = nil,
@@ -42,9 +43,9 @@ public struct DaemonOptions: Sendable {
         eventLogLimit: Int = 10_000,
         systemd: SystemdEnvironment = SystemdEnvironment(),
         logLevelFromCommandLine: Bool = false,
-        sessionBus: Bool = true
+        buses: PlatformBuses = PlatformBuses()
     ) {
-        self.sessionBus = sessionBus
+        self.buses = buses
         self.stateDirectory = stateDirectory
         self.eventLogLimit = eventLogLimit
         self.socketPath = socketPath ?? configuration.socketPath ?? DaemonOptions.defaultSocketPath

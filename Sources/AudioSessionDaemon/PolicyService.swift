@@ -20,6 +20,11 @@ protocol PlayerDriver: Sendable {
     func send(_ command: PlayerCommand, to busName: String, timeoutMs: Int)
 }
 
+/// Carries out what the platform is told over D-Bus: feedbackd's profile.
+protocol PlatformEnforcer: Sendable {
+    func setFeedbackdProfile(_ profile: String)
+}
+
 /// The one loop that takes every daemon input in order, hands it to the core, and carries out the effects:
 /// messages to clients, verdicts to the sound server, timers, log lines.
 final class PolicyService: Service {
@@ -30,6 +35,7 @@ final class PolicyService: Service {
     private let enforcer: (any StreamEnforcer)?
     private let mixer: (any MixerEnforcer)?
     private let players: (any PlayerDriver)?
+    private let platform: (any PlatformEnforcer)?
     private let logger: Logger
     /// Settings and the event log in the state directory; nil: none kept.
     private let initialKeeper: StateKeeper?
@@ -42,6 +48,7 @@ final class PolicyService: Service {
         enforcer: (any StreamEnforcer)?,
         mixer: (any MixerEnforcer)? = nil,
         players: (any PlayerDriver)? = nil,
+        platform: (any PlatformEnforcer)? = nil,
         logger: Logger,
         keeper: StateKeeper? = nil
     ) {
@@ -53,6 +60,7 @@ final class PolicyService: Service {
         self.enforcer = enforcer
         self.mixer = mixer
         self.players = players
+        self.platform = platform
         self.logger = logger
     }
 
@@ -79,6 +87,8 @@ final class PolicyService: Service {
                     mixer?.setVolume(volume)
                 case .holdMixerMuted(let held):
                     mixer?.holdMuted(held)
+                case .setFeedbackdProfile(let profile):
+                    platform?.setFeedbackdProfile(profile)
                 case .startTimer(let timer, let milliseconds):
                     let feedback = feedback
                     timers[timer] = Task {

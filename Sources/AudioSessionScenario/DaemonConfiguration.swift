@@ -11,6 +11,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var ports: PortRules
     /// The ALSA mixer and jacks used without a sound server.
     public var alsa: AlsaSettings
+    /// The switch from feedbackd, the lock from logind or the screensaver (docs/DBUS.md).
+    public var platform: PlatformSettings
     /// Nil: `$XDG_RUNTIME_DIR/audiosessiond/control`.
     public var socketPath: String?
     /// The socket's permission bits; 0600 for one user, 0660 with `socketGroup` for a system-wide daemon.
@@ -25,6 +27,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         callExemptClients: [CallExemptClient] = [],
         ports: PortRules = .standard,
         alsa: AlsaSettings = .standard,
+        platform: PlatformSettings = .standard,
         socketPath: String? = nil,
         socketMode: Int = 0o600,
         socketGroup: String? = nil,
@@ -34,6 +37,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         self.callExemptClients = callExemptClients
         self.ports = ports
         self.alsa = alsa
+        self.platform = platform
         self.socketPath = socketPath
         self.socketMode = socketMode
         self.socketGroup = socketGroup

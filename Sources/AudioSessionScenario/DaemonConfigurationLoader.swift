@@ -2,11 +2,12 @@ import AudioSessionPolicy
 import Yams
 
 /// Reads the daemon's configuration file: the policy keys (as a scenario's `config:` takes them) plus `ports`,
-/// `alsa`, `socket` and `logLevel`. Strict, and read to the end like a compiler reads a source file: a
+/// `alsa`, `platform`, `socket` and `logLevel`. Strict, and read to the end like a compiler reads a source file: a
 /// `ConfigurationError` names every unknown key (with a suggestion when it looks like a known one misspelt) and
 /// every wrong value at its `file:line:column` with its field.
 public enum DaemonConfigurationLoader: Sendable {
-    public static let daemonKeys = ["ports", "alsa", "socket", "logLevel"]
+    public static let daemonKeys = ["ports", "alsa", "platform", "socket", "logLevel"]
+    public static let platformKeys = ["feedbackd", "lock"]
     public static let socketKeys = ["path", "mode", "group"]
     public static let portRuleKeys = ["match", "port"]
     static let portsKeys = ["outputs", "inputs"]
@@ -46,6 +47,19 @@ public enum DaemonConfigurationLoader: Sendable {
         }
         if let alsa = try mapping.recovered("alsa", { try parseAlsa($0, yaml, label: $1) }) {
             configuration.alsa = alsa
+        }
+        if let platform = try mapping.recovered("platform", { try yaml.mapping($0, $1, allowedKeys: platformKeys) }) {
+            if let feedbackd = try platform.recovered("feedbackd", yaml.bool) {
+                configuration.platform.feedbackd = feedbackd
+            }
+            if let lock = try platform.recovered(
+                "lock",
+                { node, label in
+                    try yaml.choice(node, label, noun: "a lock source", PlatformSettings.LockSource.allCases)
+                }
+            ) {
+                configuration.platform.lock = lock
+            }
         }
         if let socket = try mapping.recovered("socket", { try yaml.mapping($0, $1, allowedKeys: socketKeys) }) {
             configuration.socketPath = try socket.recovered("path", yaml.string)

@@ -111,7 +111,11 @@ final class BusLoop: @unchecked Sendable {
                 defer { queue.jobs = [] }
                 return (queue.jobs, queue.stopRequested)
             }
-            if stopRequested { break }
+            if stopRequested {
+                // Taken off the queue with the stop: they still fail their callers, or those would wait forever.
+                for job in jobs { job(nil) }
+                break
+            }
             for job in jobs { job(self) }
             if !lost { processAll() }
             waitForActivity()
@@ -170,7 +174,7 @@ final class BusLoop: @unchecked Sendable {
         let calls = pendingCalls.values
         for call in calls { call.fail(error(call.operation)) }
         let streams = subscriptions.values
-        for subscription in streams { subscription.end() }
+        for subscription in streams { subscription.end(error("AddMatch \(subscription.rule)")) }
     }
 
     /// On the thread, once: fails what is pending, closes the bus, runs the jobs still queued with nil, and only

@@ -9,7 +9,8 @@ extension DBusConnection {
     ///   - destination: a well-known or unique name; nil only on a peer-to-peer connection.
     ///   - replySignature: if given, a reply of another signature is `DBusError.unexpectedSignature`.
     /// - Throws: `DBusError.remote` for the peer's error, `.noSuchName` when nobody owns `destination`,
-    ///   `.timedOut` after `timeout`, `.connectionLost`/`.closed`, `.unexpectedSignature`, `.system`.
+    ///   `.timedOut` after `timeout`, `.cancelled` when the calling task is cancelled (at once),
+    ///   `.connectionLost`/`.closed`, `.unexpectedSignature`, `.system`.
     public func call(
         destination: String?,
         path: String,
@@ -21,36 +22,80 @@ extension DBusConnection {
     ) async throws(DBusError) -> [DBusValue] {
         let operation = "\(interface.map { $0 + "." } ?? "")\(member) on \(destination ?? "peer") \(path)"
         let microseconds = Self.microseconds(timeout)
+        let token = CallToken()
+        let loop = loop
         do {
-            return try await withCheckedThrowingContinuation { continuation in
-                loop.enqueue { loop in
-                    guard let loop else { return continuation.resume(throwing: DBusError.closed(operation: operation)) }
-                    guard !loop.lost else {
-                        return continuation.resume(throwing: DBusError.connectionLost(operation: operation))
-                    }
-                    do throws(DBusError) {
-                        let message = try Self.methodCall(loop.bus, destination, path, interface, member, operation)
-                        defer { sd_bus_message_unref(message) }
-                        try MessageWriter.append(arguments, to: message, operation: operation)
-                        let pending = PendingCall(
-                            operation: operation,
-                            destination: destination,
-                            expectedSignature: replySignature,
-                            loop: loop,
-                            continuation: continuation
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    loop.enqueue { loop in
+                        Self.issue(
+                            on: loop,
+                            token,
+                            continuation,
+                            operation,
+                            destination,
+                            path,
+                            interface,
+                            member,
+                            arguments,
+                            microseconds,
+                            replySignature
                         )
-                        let sent = sd_bus_call_async(loop.bus, nil, message, replyThunk, pending.userdata, microseconds)
-                        guard sent >= 0 else { throw .system(operation: operation, errno: sent) }
-                        loop.pendingCalls[ObjectIdentifier(pending)] = pending
-                    } catch {
-                        continuation.resume(throwing: error)
                     }
+                }
+            } onCancel: {
+                token.cancel()
+                loop.enqueue { loop in
+                    loop?.pendingCalls[ObjectIdentifier(token)]?.fail(.cancelled(operation: operation))
                 }
             }
         } catch let error as DBusError {
             throw error
         } catch {
             throw .malformedMessage(operation: operation, reason: "\(error)")
+        }
+    }
+
+    /// Sends the call, on the loop thread; its reply (or failure) resumes `continuation`.
+    private static func issue(
+        on loop: BusLoop?,
+        _ token: CallToken,
+        _ continuation: CheckedContinuation<[DBusValue], any Error>,
+        _ operation: String,
+        _ destination: String?,
+        _ path: String,
+        _ interface: String?,
+        _ member: String,
+        _ arguments: [DBusValue],
+        _ microseconds: UInt64,
+        _ replySignature: String?
+    ) {
+        guard let loop else { return continuation.resume(throwing: DBusError.closed(operation: operation)) }
+        guard !loop.lost else { return continuation.resume(throwing: DBusError.connectionLost(operation: operation)) }
+        // Cancelled before it was sent: the cancellation's own job found nothing to cancel.
+        guard !token.isCancelled else {
+            return continuation.resume(throwing: DBusError.cancelled(operation: operation))
+        }
+        do throws(DBusError) {
+            let message = try methodCall(loop.bus, destination, path, interface, member, operation)
+            defer { sd_bus_message_unref(message) }
+            try MessageWriter.append(arguments, to: message, operation: operation)
+            let pending = PendingCall(
+                token: token,
+                operation: operation,
+                destination: destination,
+                expectedSignature: replySignature,
+                timeout: .microseconds(Int64(clamping: microseconds)),
+                loop: loop,
+                continuation: continuation
+            )
+            var slot: OpaquePointer? = nil
+            let sent = sd_bus_call_async(loop.bus, &slot, message, replyThunk, pending.userdata, microseconds)
+            guard sent >= 0 else { throw .system(operation: operation, errno: sent) }
+            pending.slot = slot
+            loop.pendingCalls[ObjectIdentifier(token)] = pending
+        } catch {
+            continuation.resume(throwing: error)
         }
     }
 

@@ -4,12 +4,14 @@ public enum DBusError: Error, Sendable, Hashable, CustomStringConvertible {
     case remote(name: String, message: String)
     /// No answer came within the call's timeout.
     case timedOut(operation: String)
-    /// The destination has no owner on the bus (ServiceUnknown, NameHasNoOwner).
+    /// The destination has no owner on the bus (ServiceUnknown, NameHasNoOwner), or left it without answering.
     case noSuchName(String)
     /// The connection to the bus was lost while the call was pending or before it was made.
     case connectionLost(operation: String)
     /// The connection was closed by its owner (`close()`), or was never opened.
     case closed(operation: String)
+    /// The task awaiting the call was cancelled; a reply that comes later is dropped.
+    case cancelled(operation: String)
     /// The reply or signal does not have the signature the caller expects.
     case unexpectedSignature(operation: String, expected: String, actual: String)
     /// A message could not be read, e.g. a type this layer does not carry (unix descriptors).
@@ -24,6 +26,7 @@ public enum DBusError: Error, Sendable, Hashable, CustomStringConvertible {
         case .noSuchName(let name): "no such name on the bus: \(name)"
         case .connectionLost(let operation): "\(operation): the connection to the bus was lost"
         case .closed(let operation): "\(operation): the connection is closed"
+        case .cancelled(let operation): "\(operation): cancelled"
         case .unexpectedSignature(let operation, let expected, let actual):
             "\(operation): expected signature '\(expected)', got '\(actual)'"
         case .malformedMessage(let operation, let reason): "\(operation): malformed message: \(reason)"

@@ -1,28 +1,47 @@
 internal import CSystemd
+import Synchronization
+
+/// Marks a call its task cancelled; its identity keys the call in `BusLoop.pendingCalls`.
+final class CallToken: Sendable {
+    private let cancelled = Mutex(false)
+
+    func cancel() { cancelled.withLock { $0 = true } }
+    var isCancelled: Bool { cancelled.withLock { $0 } }
+}
 
 /// A method call in flight and the caller awaiting its reply.
 ///
-/// The bus owns the call's (floating) slot; `BusLoop.pendingCalls` holds the only strong reference to this box
-/// from the send until the reply, the timeout, the loss of the connection or `close()`, and the slot's `userdata`
-/// is unretained. Touched only on the loop thread.
+/// `BusLoop.pendingCalls` holds the only strong reference to this box from the send until the reply, the
+/// timeout, the cancellation, the loss of the connection or `close()`; the slot's `userdata` is unretained.
+/// The slot is ours: dropping it when the call ends (in the reply callback too: sd-bus holds its own reference
+/// while the callback runs) cancels the call in sd-bus, so no callback can come after the box has gone.
+/// Touched only on the loop thread.
 final class PendingCall: @unchecked Sendable {
+    let token: CallToken
+    var slot: OpaquePointer?
     let operation: String
     let destination: String?
     /// The reply signature the caller expects, or nil to take any.
     let expectedSignature: String?
+    /// When the call's timeout passes (sd-bus's own deadline, counted from a moment later, is not earlier).
+    let deadline: ContinuousClock.Instant
     private unowned let loop: BusLoop
     private var continuation: CheckedContinuation<[DBusValue], any Error>?
 
     init(
+        token: CallToken,
         operation: String,
         destination: String?,
         expectedSignature: String?,
+        timeout: Duration,
         loop: BusLoop,
         continuation: CheckedContinuation<[DBusValue], any Error>
     ) {
+        self.token = token
         self.operation = operation
         self.destination = destination
         self.expectedSignature = expectedSignature
+        self.deadline = ContinuousClock.now + timeout
         self.loop = loop
         self.continuation = continuation
     }
@@ -36,15 +55,21 @@ final class PendingCall: @unchecked Sendable {
     func succeed(_ values: [DBusValue]) {
         guard let continuation else { return }
         self.continuation = nil
-        loop.pendingCalls[ObjectIdentifier(self)] = nil
+        end()
         continuation.resume(returning: values)
     }
 
     func fail(_ error: DBusError) {
         guard let continuation else { return }
         self.continuation = nil
-        loop.pendingCalls[ObjectIdentifier(self)] = nil
+        end()
         continuation.resume(throwing: error)
+    }
+
+    private func end() {
+        if let slot { sd_bus_slot_unref(slot) }
+        slot = nil
+        loop.pendingCalls[ObjectIdentifier(token)] = nil
     }
 
     /// Handles the reply (or the error sd-bus made up for a timeout or a lost connection).
@@ -69,9 +94,11 @@ final class PendingCall: @unchecked Sendable {
         let message = error?.pointee.message.map { String(cString: $0) } ?? ""
         switch name {
         case "org.freedesktop.DBus.Error.NoReply":
-            // sd-bus makes this error up both for a timeout and for a connection that went away.
-            return sd_bus_is_open(loop.bus) > 0
-                ? .timedOut(operation: operation) : .connectionLost(operation: operation)
+            // Three causes give this one name: sd-bus makes it up when the timeout passes and when the connection
+            // goes; the bus daemon sends it when the destination leaves the bus without answering.
+            if sd_bus_is_open(loop.bus) <= 0 { return .connectionLost(operation: operation) }
+            if ContinuousClock.now >= deadline { return .timedOut(operation: operation) }
+            return .noSuchName(destination ?? message)
         case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
             return .noSuchName(destination ?? message)
         default:

@@ -72,11 +72,12 @@ final class Subscription: @unchecked Sendable {
         }
     }
 
-    /// Ends the stream (and fails a subscriber still waiting for the match). The slot stays until `dropSlot()`.
-    func end() {
+    /// Ends the stream (and fails a subscriber still waiting for the match with `error`, by default a lost
+    /// connection). The slot stays until `dropSlot()`.
+    func end(_ error: DBusError? = nil) {
         guard !ended else { return }
         ended = true
-        installed?.resume(throwing: DBusError.connectionLost(operation: "AddMatch \(rule)"))
+        installed?.resume(throwing: error ?? DBusError.connectionLost(operation: "AddMatch \(rule)"))
         installed = nil
         finish()
     }

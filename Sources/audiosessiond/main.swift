@@ -44,6 +44,15 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
     )
     var stateDir: String?
 
+    @Option(help: ArgumentHelp("The session bus, for feedbackd and the screensaver (default: $DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus when it is there; none: no session bus).", valueName: "address"))
+    var sessionBus: String?
+
+    @Option(help: ArgumentHelp("The system bus, for logind (default: $DBUS_SYSTEM_BUS_ADDRESS, else /run/dbus/system_bus_socket when it is there; none: no system bus).", valueName: "address"))
+    var systemBus: String?
+
+    @Option(help: ArgumentHelp("The logind session whose lock is followed (default: $XDG_SESSION_ID, else the daemon's own).", valueName: "id"))
+    var logindSession: String?
+
     /// As argument-parser's own entry point, except that a wrong command line is one line on standard error,
     /// `audiosessiond: WHAT; see `audiosessiond --help``, with exit status 2 (as `audiosessionctl`, docs/CLI.md).
     static func main() async {
@@ -109,6 +118,15 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
         }
     }
 
+    /// The buses of the environment, or of the command line (`none` for no bus).
+    private var buses: PlatformBuses {
+        var buses = PlatformBuses.fromEnvironment()
+        if let sessionBus { buses.session = sessionBus == "none" ? nil : sessionBus }
+        if let systemBus { buses.system = systemBus == "none" ? nil : systemBus }
+        if let logindSession { buses.logindSession = logindSession }
+        return buses
+    }
+
     private func serve(systemd: SystemdEnvironment, configuration: DaemonConfiguration, logger: Logger) async throws {
         try await Daemon.run(
             DaemonOptions(
@@ -120,7 +138,8 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
                 alsa: noSoundServer && !noAlsa,
                 stateDirectory: stateDir ?? StateDirectory.defaultPath(),
                 systemd: systemd,
-                logLevelFromCommandLine: logLevel != nil
+                logLevelFromCommandLine: logLevel != nil,
+                buses: buses
             ),
             logger: logger
         )

@@ -280,10 +280,11 @@ import Testing
         #expect(ConfigurationReloader.fieldsForTheNextStart(running: .standard, new: changed) == [])
         changed.socketMode = 0o660
         changed.alsa.mixer = nil
+        changed.platform.lock = .off
         changed.logLevel = "debug"
         #expect(
             ConfigurationReloader.fieldsForTheNextStart(running: .standard, new: changed) == [
-                "socket.mode", "alsa", "logLevel",
+                "socket.mode", "alsa", "platform", "logLevel",
             ]
         )
     }

@@ -179,9 +179,19 @@ import Testing
         rig.daemon?.stop()
 
         try await rig.startDaemon()
-        try await eventually("the restarted daemon has the switch and the selection back") {
-            let status = try rig.control().result(Request(op: .status)).status
-            return status?.silentSwitch == .silent && status?.selectedOutput == .speaker
+        do {
+            try await eventually("the restarted daemon has the switch and the selection back") {
+                let status = try rig.control().result(Request(op: .status)).status
+                return status?.silentSwitch == .silent && status?.selectedOutput == .speaker
+            }
+        } catch {
+            // Say what the daemon had instead, and what it logged, so a failure on a loaded machine has a cause.
+            let status = try? rig.control().result(Request(op: .status)).status
+            let log = rig.latestDaemonLog().split(separator: "\n").suffix(25).joined(separator: "\n")
+            Issue.record(
+                "switch \(status?.silentSwitch.rawValue ?? "?"), selection \(status?.selectedOutput?.rawValue ?? "none"), outputs \(status?.outputs.map(\.rawValue) ?? []); the restarted daemon's log:\n\(log)"
+            )
+            throw error
         }
         // Headphones are the most recent port (R1 would pick them); the user's selection wins (R3).
         let speaker = try #require(try await rig.observer.sinks().first { $0.name == "speaker" }?.index)

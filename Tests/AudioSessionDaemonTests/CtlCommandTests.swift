@@ -8,7 +8,7 @@ import Testing
 
 /// `audiosessionctl`'s control commands against a daemon in this process (no sound server): sessions and
 /// streams are made by plain clients, as apps would.
-@Suite(.timeLimit(.minutes(1))) struct CtlCommandTests {
+@Suite(.timeLimit(.minutes(3))) struct CtlCommandTests {
     @Test func statusShowsSessionsAndStreams() async throws {
         let (text, json) = try await InProcessDaemon.with { daemon in
             try await onThread {
@@ -151,11 +151,22 @@ import Testing
                 ])
             }
             try await onThread {
-                _ = try daemon.waitForStatus { $0.sessions.contains { $0.app == "music" && $0.state == .active } }
+                // The child ends on every way out of here, a failed wait too: else `run` would never return.
+                defer { FileManager.default.createFile(atPath: done, contents: nil) }
+                try #require(
+                    try daemon.waitForStatus { $0.sessions.contains { $0.app == "music" && $0.state == .active } },
+                    "run's session never became active"
+                )
                 let podcast = try daemon.client("podcast", .playback)
-                _ = try daemon.waitForStatus { $0.sessions.contains { $0.app == "music" && $0.state == .interrupted } }
+                try #require(
+                    try daemon.waitForStatus { $0.sessions.contains { $0.app == "music" && $0.state == .interrupted } },
+                    "the podcast did not interrupt run's session"
+                )
                 FileManager.default.createFile(atPath: done, contents: nil)
-                _ = try daemon.waitForStatus(seconds: 15) { $0.sessions.count == 1 }
+                try #require(
+                    try daemon.waitForStatus(seconds: 15) { $0.sessions.count == 1 },
+                    "run's session did not end with its child"
+                )
                 withExtendedLifetime(podcast) {}
             }
             return try await run

@@ -15,7 +15,7 @@ import Testing
 /// that a pipe gets at once, colour only on a terminal without NO_COLOR, one-line errors with documented exit
 /// statuses, and a live replay that leaves the daemon as it found it. The tool runs in this process (through
 /// `AudioSessionCtl.exitStatus`, as its `main` does) or as the built binary where a pipe or a terminal matters.
-@Suite(.timeLimit(.minutes(1))) struct CtlHabitsTests {
+@Suite(.timeLimit(.minutes(3))) struct CtlHabitsTests {
     // MARK: run
 
     @Test func runSaysWhichSessionItMadeAndEachChangeOnStandardError() async throws {
@@ -472,7 +472,7 @@ final class WatchedText: TextOutputStream, Sendable {
     var value: String { text.withLock { $0 } }
 
     /// Waits until `condition` holds of the text, for at most `limit`; whether it did.
-    func wait(within limit: Duration = .seconds(10), until condition: (String) -> Bool) -> Bool {
+    func wait(within limit: Duration = .seconds(30), until condition: (String) -> Bool) -> Bool {
         let (seconds, attoseconds) = limit.components
         let deadline =
             DispatchTime.now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
@@ -601,7 +601,7 @@ final class LineReader {
     }
 
     /// The next line without its newline; throws when none comes within `limit` or the writer has gone.
-    func next(within limit: Duration = .seconds(10)) throws -> String {
+    func next(within limit: Duration = .seconds(30)) throws -> String {
         let deadline = ContinuousClock.now + limit
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {

@@ -47,6 +47,21 @@ import Testing
         #expect(config == .standard)
     }
 
+    @Test func thePlatformSectionSetsFeedbackdAndTheLockSource() throws {
+        let set = try DaemonConfigurationLoader.parse(yaml: "platform: { feedbackd: false, lock: screensaver }", file: "policy.yaml")
+        #expect(set.platform == PlatformSettings(feedbackd: false, lock: .screensaver))
+        #expect(try DaemonConfigurationLoader.parse(yaml: "{}", file: "policy.yaml").platform == .standard)
+        let error = #expect(throws: ConfigurationError.self) {
+            try DaemonConfigurationLoader.parse(yaml: "platform:\n  lock: logindd\n", file: "policy.yaml")
+        }
+        #expect(
+            error?.description.contains(
+                "policy.yaml:2:9: platform.lock: 'logindd' is not a lock source; did you mean 'logind'? expected one of: auto, logind, screensaver, off"
+            ) == true,
+            "\(String(describing: error))"
+        )
+    }
+
     @Test func keysOverrideTheStandardPolicyAndRulesReplaceIt() throws {
         let config = try PolicyConfigLoader.parse(
             yaml: """

@@ -270,6 +270,41 @@ struct DBusConnectionTests {
         }
     }
 
+    @Test func aCancelledCallFailsAtOnceAndItsLateReplyIsDropped() async throws {
+        try await withPrivateBus { bus in
+            let service = try await TestService(address: bus.address)
+            defer { service.close() }
+            let client = try DBusConnection(.address(bus.address))
+            defer { client.close() }
+            let pending = Task {
+                try await client.call(
+                    destination: TestService.name,
+                    path: TestService.path,
+                    interface: TestService.interface,
+                    member: "Never",
+                    timeout: .seconds(60)
+                )
+            }
+            _ = try await first(service.calls, "the call to arrive") { $0.member == "Never" }
+            pending.cancel()
+            let result = try await withTimeout(20, "the cancelled call to fail") { await pending.result }
+            guard case .failure(let error as DBusError) = result, case .cancelled = error else {
+                Issue.record("expected .cancelled, got \(result)")
+                return
+            }
+            // The answer comes after all; the connection drops it and goes on.
+            service.gate.open()
+            let echoed = try await client.call(
+                destination: TestService.name,
+                path: TestService.path,
+                interface: TestService.interface,
+                member: "Echo",
+                arguments: [.string("after")]
+            )
+            #expect(echoed == [.string("after")])
+        }
+    }
+
     @Test func aNameThatVanishes() async throws {
         try await withPrivateBus { bus in
             let service = try await TestService(address: bus.address)
@@ -278,7 +313,23 @@ struct DBusConnectionTests {
             defer { client.close() }
             let owner = try #require(try await client.nameOwner(TestService.name))
             let changes = try await client.nameOwnerChanges(for: TestService.name)
+            let pending = Task {
+                try await client.call(
+                    destination: TestService.name,
+                    path: TestService.path,
+                    interface: TestService.interface,
+                    member: "Never",
+                    timeout: .seconds(60)
+                )
+            }
+            _ = try await first(service.calls, "the call to arrive") { $0.member == "Never" }
             service.connection.close()
+            // The call waiting for an answer fails at once: its destination left without answering.
+            let result = try await withTimeout(20, "the pending call to fail") { await pending.result }
+            guard case .failure(let left as DBusError) = result, left == .noSuchName(TestService.name) else {
+                Issue.record("expected noSuchName, got \(result)")
+                return
+            }
             let change = try await first(changes, "the name's owner change")
             #expect(change.name == TestService.name)
             #expect(change.oldOwner == owner)

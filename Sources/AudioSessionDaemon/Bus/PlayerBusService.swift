@@ -31,11 +31,18 @@ final class PlayerBusService: Service, PlayerDriver {
 
     /// The service on the session bus; nil, said once in the log, when there is none: players are then muted
     /// as the unaware apps they are (section 6).
-    static func onSessionBus(inputs: AsyncStream<DaemonInput>.Continuation, logger: Logger) -> PlayerBusService? {
+    static func onSessionBus(
+        _ address: String?, inputs: AsyncStream<DaemonInput>.Continuation, logger: Logger
+    ) -> PlayerBusService? {
+        let consequence = "media players are not paused, they are muted as unaware apps"
+        guard let address else {
+            logger.notice("no session bus: \(consequence)")
+            return nil
+        }
         do {
-            return PlayerBusService(connection: try DBusConnection(.session), inputs: inputs, logger: logger)
+            return PlayerBusService(connection: try DBusConnection(.address(address)), inputs: inputs, logger: logger)
         } catch {
-            logger.notice("no session bus (\(error)): media players are not paused, they are muted as unaware apps")
+            logger.notice("no session bus at \(address) (\(error)): \(consequence)")
             return nil
         }
     }

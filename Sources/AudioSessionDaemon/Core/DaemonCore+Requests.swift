@@ -41,6 +41,7 @@ extension DaemonCore {
         case .setSilentSwitch:
             guard let position = request.position else { return }
             controlRequest(request, client, .silentSwitch(position))
+            tellFeedbackd()
         case .setScreenLock: controlRequest(request, client, .screenLocked(request.locked ?? false))
         case .setVolume: setVolume(request, client)
         case .setAppState:

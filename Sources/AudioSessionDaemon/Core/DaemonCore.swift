@@ -34,6 +34,8 @@ struct DaemonCore: Sendable {
     var recorder = JournalEventRecorder()
     /// The ALSA mixer control, when the daemon runs one (no sound server); nil until it is opened.
     var mixer: MixerState?
+    /// feedbackd's profile as last reported, and the profiles the daemon set that have not come back yet.
+    var feedbackd = FeedbackdLedger()
     /// D8: the clients exempt from A2 by who they are (`DaemonConfiguration.callExemptClients`).
     var callExemptClients: [CallExemptClient] = []
     /// Which file a configured executable is now. The one look at the file system the core makes: a dialer
@@ -74,6 +76,8 @@ struct DaemonCore: Sendable {
         case .sound(let fact):
             handle(fact)
         case .player(let fact):
+            handle(fact)
+        case .platform(let fact):
             handle(fact)
         case .reconfigure(let configuration):
             run(.configurationChanged(configuration.policy))

@@ -14,6 +14,8 @@ enum DaemonInput: Sendable {
     case sound(SoundFact)
     /// What the session bus says of media players (section 6b).
     case player(PlayerFact)
+    /// What feedbackd, logind or the screensaver said over D-Bus (`Bus/`).
+    case platform(PlatformFact)
     /// A reloaded configuration (SIGHUP).
     case reconfigure(DaemonConfiguration)
 }
@@ -100,6 +102,8 @@ enum DaemonEffect: Sendable, Equatable {
     case setMixerVolume(Double)
     /// Hold the ALSA mixer control muted (the silent switch), or give it back.
     case holdMixerMuted(Bool)
+    /// Set feedbackd's profile (the switch was set through the socket), so that the phone's shell shows it.
+    case setFeedbackdProfile(String)
     case startTimer(TimerID, milliseconds: Int)
     case cancelTimer(TimerID)
     /// Send a media player (its bus name) a command, waiting at most `timeoutMs` for its answer (section 6b).

@@ -4,7 +4,7 @@ import PulseBackend
 /// Keeps `streams.json` in step with the stream ledger of one server connection. The file is rewritten whole
 /// (it is small: one entry per stream the policy changed), atomically, at most once per turn of the
 /// connection's work loop, and before the policy's write that needs it: a crash can leave a stream changed
-/// only with its entry on disk.
+/// only with its entry on disk. It is not fsynced: it has to outlive the daemon, not the machine.
 struct JournalStreamKeeper: Sendable {
     let path: String
     let server: JournalServerIdentity
@@ -36,7 +36,7 @@ struct JournalStreamKeeper: Sendable {
             entries: entries.values.sorted { ($0.kind.rawValue, $0.index) < ($1.kind.rawValue, $1.index) }
         )
         do {
-            try StateFiles.writeJSON(journal, to: path, logger: logger)
+            try StateFiles.writeJSON(journal, to: path, durability: .processCrash, logger: logger)
         } catch {
             trouble.failed(
                 error,

@@ -5,9 +5,10 @@ import Logging
     import Glibc
 #endif
 
-/// Reading and writing the state directory's files. A file is replaced atomically (a temporary file written
-/// and fsynced, renamed over the old one, the directory fsynced), so after a crash or power loss it is the old
-/// version or the new one, never a mix. A file that cannot be read or understood is reported (a log line
+/// Reading and writing the state directory's files. A file is replaced atomically (a temporary file written,
+/// renamed over the old one), so after a crash it is the old version or the new one, never a mix. Files that
+/// must also outlive a power loss (the user's settings) are fsynced with their directory; the stream journal is
+/// not (`Durability`). A file that cannot be read or understood is reported (a log line
 /// naming it and what was wrong), moved aside as `NAME.corrupt` for a post-mortem, and ignored: never fatal.
 ///
 /// No symbolic link in the state directory is followed (`O_NOFOLLOW`; a rename replaces a link, never what it
@@ -34,10 +35,26 @@ enum StateFiles {
         }
     }
 
-    /// Replaces `path` with `data` atomically and durably. A link or stale file left at the temporary name is
-    /// removed first (reported when it is anything but a plain file), and the temporary is created anew
-    /// (`O_EXCL`), so the data never goes through a link.
-    static func writeAtomically(_ data: Data, to path: String, logger: Logger? = nil) throws {
+    /// What a replaced file must survive.
+    enum Durability {
+        /// A crash of the daemon (kill -9 included): once `rename` returns, the kernel has the new file, whatever
+        /// happens to the process. What the stream journal needs, on the path from a server event to the orders
+        /// that answer it, where an fsync would cost about a millisecond per turn: a power loss takes the sound
+        /// server's streams with it, so a journal of them is worth nothing after one (docs/DAEMON.md).
+        case processCrash
+        /// A power loss too: the file and its directory are fsynced before the call returns.
+        case powerLoss
+    }
+
+    /// Replaces `path` with `data` atomically. A link or stale file left at the temporary name is removed first
+    /// (reported when it is anything but a plain file), and the temporary is created anew (`O_EXCL`), so the data
+    /// never goes through a link.
+    static func writeAtomically(
+        _ data: Data,
+        to path: String,
+        durability: Durability = .powerLoss,
+        logger: Logger? = nil
+    ) throws {
         let directory = (path as NSString).deletingLastPathComponent
         let temporary = "\(path).tmp"
         if let oddity = oddity(at: temporary) {
@@ -60,7 +77,7 @@ enum StateFiles {
             }
             return true
         }
-        guard ok, fsync(descriptor) == 0 else {
+        guard ok, durability == .processCrash || fsync(descriptor) == 0 else {
             let error = WriteError.system("cannot write", temporary)
             close(descriptor)
             unlink(temporary)
@@ -72,6 +89,7 @@ enum StateFiles {
             unlink(temporary)
             throw error
         }
+        guard durability == .powerLoss else { return }
         let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directoryDescriptor >= 0 {
             fsync(directoryDescriptor)
@@ -92,7 +110,12 @@ enum StateFiles {
     }
 
     /// Encodes `value` as JSON and writes it atomically; the caller decides what a failure means.
-    static func writeJSON<Value: Encodable>(_ value: Value, to path: String, logger: Logger) throws(WriteError) {
+    static func writeJSON<Value: Encodable>(
+        _ value: Value,
+        to path: String,
+        durability: Durability = .powerLoss,
+        logger: Logger
+    ) throws(WriteError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data: Data
@@ -102,7 +125,7 @@ enum StateFiles {
             throw WriteError(description: "\(path): cannot encode: \(error)")
         }
         do {
-            try writeAtomically(data + Data("\n".utf8), to: path, logger: logger)
+            try writeAtomically(data + Data("\n".utf8), to: path, durability: durability, logger: logger)
         } catch let error as WriteError {
             throw error
         } catch {
