@@ -90,7 +90,7 @@ public enum Daemon {
         let lockNeedsOnlyTheSystemBus = platformSettings.lock == .logind || platformSettings.lock == .auto
         if options.buses.session == nil {
             logger.notice(
-                "no session bus: the switch and the lock come only from the control socket (feedbackd and the screensaver are not followed)"
+                "no session bus: the switch and the lock come only from the control socket (feedbackd and the screensaver are not followed); media players are not paused, they are muted as unaware apps"
             )
         }
         if options.buses.session != nil || (options.buses.system != nil && lockNeedsOnlyTheSystemBus) {

@@ -137,16 +137,16 @@ final class MprisRig: @unchecked Sendable {
     let mpv: Process
 
     /// The player timeout is long, as a safety net: the tests wait on the player's answers, not on time.
-    /// `daemonOnTheBus: false` gives the daemon a session bus address where no bus is (mpv still has one).
+    /// `daemonOnTheBus: false` runs the daemon with `--session-bus none` (mpv still has the bus).
     init(_ kind: PrivateSoundServer.Kind, playerTimeoutMs: Int = 5000, daemonOnTheBus: Bool = true) async throws {
         guard FileManager.default.fileExists(atPath: Self.mprisPlugin) else {
             throw LiveTestError("\(Self.mprisPlugin) is missing: install the Debian package mpv-mpris")
         }
         bus = try PrivateSessionBus.start()
         do {
-            let nowhere = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(bus.directory)/no-bus-here"]
             live = try await LiveDaemon(
-                kind, environment: daemonOnTheBus ? bus.environment : nowhere,
+                kind, arguments: daemonOnTheBus ? [] : ["--session-bus", "none"],
+                environment: daemonOnTheBus ? bus.environment : [:],
                 configuration: "playerTimeoutMs: \(playerTimeoutMs)\n")
         } catch {
             bus.stop()

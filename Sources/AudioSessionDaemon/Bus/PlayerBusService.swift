@@ -29,20 +29,17 @@ final class PlayerBusService: Service, PlayerDriver {
         (commands, commandsContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
-    /// The service on the session bus; nil, said once in the log, when there is none: players are then muted
-    /// as the unaware apps they are (section 6).
+    /// The service on the session bus at `address`; nil when there is none: players are then muted as the
+    /// unaware apps they are (section 6). `Daemon.run` says so when no session bus is named; one named that
+    /// cannot be reached is said here, once.
     static func onSessionBus(
         _ address: String?, inputs: AsyncStream<DaemonInput>.Continuation, logger: Logger
     ) -> PlayerBusService? {
-        let consequence = "media players are not paused, they are muted as unaware apps"
-        guard let address else {
-            logger.notice("no session bus: \(consequence)")
-            return nil
-        }
+        guard let address else { return nil }
         do {
             return PlayerBusService(connection: try DBusConnection(.address(address)), inputs: inputs, logger: logger)
         } catch {
-            logger.notice("no session bus at \(address) (\(error)): \(consequence)")
+            logger.notice("no session bus at \(address) (\(error)): media players are not paused, they are muted as unaware apps")
             return nil
         }
     }
