@@ -118,7 +118,7 @@ let package = Package(
         // The daemon against PulseAudio's own modules, side by side on private servers (docs/BENCHMARKS.md).
         .executableTarget(
             name: "DaemonBenchmark",
-            dependencies: ["PulseBackend", "AudioSessionTestSupport", "AudioSessionProtocol"]
+            dependencies: ["PulseBackend", "AudioSessionTestSupport", "AudioSessionProtocol", "DBusBackend"]
         ),
         // Prints engine throughput and state size; run with `make bench` (release mode).
         .executableTarget(name: "PolicyBenchmark", dependencies: ["AudioSessionPolicy", "AudioSessionTestSupport"]),

@@ -90,13 +90,17 @@ public enum Daemon {
         let lockNeedsOnlyTheSystemBus = platformSettings.lock == .logind || platformSettings.lock == .auto
         if options.buses.session == nil {
             logger.notice(
-                "no session bus: the switch and the lock come only from the control socket (feedbackd and the screensaver are not followed)\(options.dbusFace == .session ? "; the D-Bus interface is not served" : "")"
+                "no session bus: the switch and the lock come only from the control socket (feedbackd and the screensaver are not followed); media players are not paused, they are muted as unaware apps\(options.dbusFace == .session ? "; the D-Bus interface is not served" : "")"
             )
         }
         if options.buses.session != nil || (options.buses.system != nil && lockNeedsOnlyTheSystemBus) {
             platform = PlatformBusService(buses: options.buses, settings: platformSettings, inputs: feed, logger: logger)
             services.append(platform!)
         }
+        // Section 6b: the media players on the session bus, when there is one (else they are muted as the unaware
+        // apps they are, and the log says so).
+        let players = PlayerBusService.onSessionBus(options.buses.session, inputs: feed, logger: logger)
+        if let players { services.append(players) }
         services.append(
             PolicyService(
                 core: core,
@@ -105,6 +109,7 @@ public enum Daemon {
                 outboxes: outboxes,
                 enforcer: pulse,
                 mixer: mixer,
+                players: players,
                 platform: platform,
                 logger: logger,
                 keeper: state.map {

@@ -14,6 +14,12 @@ protocol MixerEnforcer: Sendable {
     func holdMuted(_ held: Bool)
 }
 
+/// Carries out what media players are told (section 6b): the bus shell sends the command and reports the answer,
+/// or its absence within the timeout, as a `PlayerFact`.
+protocol PlayerDriver: Sendable {
+    func send(_ command: PlayerCommand, to busName: String, timeoutMs: Int)
+}
+
 /// Carries out what the platform is told over D-Bus: feedbackd's profile.
 protocol PlatformEnforcer: Sendable {
     func setFeedbackdProfile(_ profile: String)
@@ -28,6 +34,7 @@ final class PolicyService: Service {
     private let outboxes: Outboxes
     private let enforcer: (any StreamEnforcer)?
     private let mixer: (any MixerEnforcer)?
+    private let players: (any PlayerDriver)?
     private let platform: (any PlatformEnforcer)?
     private let logger: Logger
     /// Settings and the event log in the state directory; nil: none kept.
@@ -40,6 +47,7 @@ final class PolicyService: Service {
         outboxes: Outboxes,
         enforcer: (any StreamEnforcer)?,
         mixer: (any MixerEnforcer)? = nil,
+        players: (any PlayerDriver)? = nil,
         platform: (any PlatformEnforcer)? = nil,
         logger: Logger,
         keeper: StateKeeper? = nil
@@ -51,6 +59,7 @@ final class PolicyService: Service {
         self.outboxes = outboxes
         self.enforcer = enforcer
         self.mixer = mixer
+        self.players = players
         self.platform = platform
         self.logger = logger
     }
@@ -88,6 +97,8 @@ final class PolicyService: Service {
                     }
                 case .cancelTimer(let timer):
                     timers.removeValue(forKey: timer)?.cancel()
+                case .callPlayer(let busName, let command, let timeoutMs):
+                    players?.send(command, to: busName, timeoutMs: timeoutMs)
                 case .log(let line):
                     logger.info("\(line)")
                 }

@@ -107,6 +107,39 @@ extension PolicyEngine {
         return nil
     }
 
+    /// An unaware app's session found to be a player after it was made. It is not paused now, even if it is
+    /// interrupted: its stream is already silent (O2), and P1 pauses a player when its session *becomes*
+    /// interrupted; the next interruption or unplug pauses it.
+    mutating func findPlayer(_ id: SessionID) -> PolicyError? {
+        guard let session = sessions[id] else { return unknownSession(id) }
+        guard session.unaware != nil else {
+            return PolicyError(.badParam, Reason(.P1, event: eventNumber, session: id), "\(id) is not an unaware app's session")
+        }
+        guard session.unaware?.player == nil else { return nil }
+        modify(id) { $0.unaware?.player = PlayerRecord() }
+        return nil
+    }
+
+    /// P6: the player's interface is gone. A pause being waited for is given up; a player the daemon holds
+    /// paused for an interruption is its own pause from now on (it will not be played), so the grace starts.
+    mutating func losePlayer(_ id: SessionID) -> PolicyError? {
+        guard sessions[id] != nil else { return unknownSession(id) }
+        guard answeringPlayer(id) != nil else { return nil }
+        dropDaemonPause(of: id)
+        modify(id) { $0.unaware?.player?.answers = false }
+        startGraceIfIdle(id)
+        return nil
+    }
+
+    /// The timer of the pause the engine is waiting for from this player (P6), if any: the daemon ends it early
+    /// when the player answers the pause with an error or not at all.
+    public func pendingPauseTimeout(of id: SessionID) -> TimerID? {
+        sessions[id]?.unaware?.player?.daemonPause?.timeout
+    }
+
+    /// Whether the session is a player the daemon still drives (not given up on by P6).
+    public func isAnsweringPlayer(_ id: SessionID) -> Bool { answeringPlayer(id) != nil }
+
     /// Forgets the daemon's pause of a player, with its timeout if it was still waiting.
     mutating func dropDaemonPause(of id: SessionID) {
         if let timeout = sessions[id]?.unaware?.player?.daemonPause?.timeout { cancelPlayerTimer(timeout) }

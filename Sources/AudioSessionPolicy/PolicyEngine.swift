@@ -85,6 +85,8 @@ public struct PolicyEngine: Sendable {
         case .timerFired(let timer): return fireTimer(timer)
         case .configurationChanged(let config): return reconfigure(config)
         case .callExemptionDecided(let id, let exempt): return decideCallExemption(id, exempt: exempt)
+        case .playerFound(let id): return findPlayer(id)
+        case .playerLost(let id): return losePlayer(id)
         }
     }
 

@@ -32,6 +32,13 @@ public enum PolicyEvent: Hashable, Sendable {
     /// The daemon decided again, after a reload, whether a client's session is exempt from A2 by who the
     /// client is (`SessionDeclaration.callExemptByIdentity`); the session's name no longer counts.
     case callExemptionDecided(SessionID, exempt: Bool)
+    /// Section 6b: the daemon found a media-player interface for an unaware app's session after the session
+    /// was made (the app opened its stream before it registered its interface): the session is a player from
+    /// now on. Changes nothing for a session that is one already or was given up on (P6).
+    case playerFound(SessionID)
+    /// P6: the player's interface went away (its name vanished from the bus): the session is an ordinary
+    /// unaware app from now on, as if it had not answered a pause.
+    case playerLost(SessionID)
 }
 
 /// Output (playback) or input (capture).

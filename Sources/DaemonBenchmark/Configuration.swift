@@ -48,6 +48,8 @@ struct Results {
     /// Milliseconds of music heard at the sink's monitor after the phone's first sample, per trial.
     var overlap: (daemon: Timings, module: Timings)?
     var startup: [Double] = []
+    /// Section 6b: from the phone stream's `new` event to mpv's stream muted, and to mpv's `Paused`.
+    var playerPause: (muted: Timings, paused: Timings)?
     var idle: Memory?
     var connected: Memory?
     var loaded: Memory?

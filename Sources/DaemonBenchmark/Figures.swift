@@ -78,6 +78,10 @@ struct Figures {
         add("audible_overlap_trials_heard", overlap.map { Double($0.daemon.values.filter { $0 > 0 }.count) })
         add("module_audible_overlap_trials_heard", overlap.map { Double($0.module.values.filter { $0 > 0 }.count) })
         addRatio("audible_overlap_vs_module", overlap?.daemon.p50, over: overlap?.module.p50, "module-role-cork's overlap")
+
+        add("player_stream_muted_p50_ms", results.playerPause?.muted.p50)
+        add("player_paused_p50_ms", results.playerPause?.paused.p50)
+        add("player_paused_p99_ms", results.playerPause?.paused.p99)
     }
 
     /// The JSON text: the figures, `missing`, and `run` (what was measured, on what).

@@ -20,6 +20,19 @@ func report(_ results: Results) {
     reportScaling(results)
     reportMemory(results)
     reportOverlap(results)
+    reportPlayerPause(results)
+}
+
+private func reportPlayerPause(_ results: Results) {
+    print("")
+    print("6. Player paused (mpv with mpv-mpris, on a private session bus): phone stream's `new` event -> mpv's")
+    print("   stream seen muted, and -> mpv's PlaybackStatus `Paused` (its PropertiesChanged signal)")
+    guard let (muted, paused) = results.playerPause else { return print("   not measured") }
+    var table = Table(header: ["", "trials", "p50", "p99"])
+    for (label, t) in [("stream muted", muted), ("player paused", paused)] {
+        table.add([label, "\(t.count)" + (t.failures > 0 ? " (\(t.failures) lost)" : ""), ms(t.p50), ms(t.p99)])
+    }
+    print(table.render())
 }
 
 private func reportOverlap(_ results: Results) {

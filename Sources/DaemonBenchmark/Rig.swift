@@ -44,8 +44,8 @@ final class Rig: @unchecked Sendable {
 
     /// Starts `audiosessiond --socket S --pulse-server P` (through the server's spawn, so that it takes
     /// signals) and waits until its socket accepts a connection.
-    func startDaemon(_ path: String, arguments: [String] = []) async throws {
-        let process = try spawnDaemon(path, socket: socket, arguments: arguments)
+    func startDaemon(_ path: String, arguments: [String] = [], environment: [String: String] = [:]) async throws {
+        let process = try spawnDaemon(path, socket: socket, arguments: arguments, environment: environment)
         daemon = process
         daemonToken = Cleanup.register { stop(process) }
         let deadline = ContinuousClock.now + .seconds(10)
@@ -60,10 +60,12 @@ final class Rig: @unchecked Sendable {
     /// Starts a daemon on this server. A daemon that keeps state gets a private state directory in the
     /// server's (same file system as the default one here), so that runs share nothing with each other or with
     /// another daemon on the machine.
-    func spawnDaemon(_ path: String, socket: String, arguments: [String] = []) throws -> Process {
+    func spawnDaemon(
+        _ path: String, socket: String, arguments: [String] = [], environment: [String: String] = [:]
+    ) throws -> Process {
         var all = ["--socket", socket, "--pulse-server", server.pulseServer]
         if Rig.takesStateDirectory(path) { all += ["--state-dir", socket + ".state"] }
-        return try server.spawn(path, all + arguments)
+        return try server.spawn(path, all + arguments, environment: environment)
     }
 
     /// Whether the daemon at `path` has `--state-dir` (its `--help` says so).

@@ -33,6 +33,7 @@ let unawareTrials = quick ? [1: 5, 10: 3, 100: 3] : [1: 60, 10: 40, 100: 40]
 let activateTrials = quick ? [1: 3, 10: 3, 100: 3] : [1: 50, 10: 40, 100: 40]
 let overlapTrials = quick ? 3 : 15
 let startupRuns = quick ? 3 : 15
+let playerTrials = quick ? 3 : 20
 let sessionCount = 1_000
 
 func run() async throws -> Results {
@@ -57,6 +58,7 @@ func run() async throws -> Results {
     moduleRig.shutDown()
     daemonRig.stopDaemon()
     try await measureMemoryAndStartup(daemonRig, into: &results)
+    try await measurePlayerPause(daemonPath, trials: playerTrials, into: &results)
     progress("done in \(ms(milliseconds(.now - began)))")
     completed = true
     return results

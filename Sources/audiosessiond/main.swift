@@ -44,7 +44,7 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
     )
     var stateDir: String?
 
-    @Option(help: ArgumentHelp("The session bus, for feedbackd and the screensaver (default: $DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus when it is there; none: no session bus).", valueName: "address"))
+    @Option(help: ArgumentHelp("The session bus, for feedbackd, the screensaver and media players (MPRIS) (default: $DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus when it is there; none: no session bus).", valueName: "address"))
     var sessionBus: String?
 
     @Option(help: ArgumentHelp("The system bus, for logind (default: $DBUS_SYSTEM_BUS_ADDRESS, else /run/dbus/system_bus_socket when it is there; none: no system bus).", valueName: "address"))

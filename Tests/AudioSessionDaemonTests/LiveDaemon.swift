@@ -20,7 +20,12 @@ final class LiveDaemon: @unchecked Sendable {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("audiosessiond").path
     }
 
-    init(_ kind: PrivateSoundServer.Kind, extraModules: [String] = [], arguments: [String] = []) async throws {
+    /// `environment`: more of the daemon's environment (a private session bus); `configuration`: the text of a
+    /// configuration file for it (`--config`).
+    init(
+        _ kind: PrivateSoundServer.Kind, extraModules: [String] = [], arguments: [String] = [],
+        environment: [String: String] = [:], configuration: String? = nil
+    ) async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.daemonPath) else {
             throw LiveTestError("no daemon binary at \(Self.daemonPath): build every product first (`swift build`)")
         }
@@ -32,7 +37,20 @@ final class LiveDaemon: @unchecked Sendable {
         try PrivateSoundServer.writeTone(to: shortTone, seconds: 0.6)
         // A state directory of its own, so that daemons of parallel tests do not share (nor lock) the default.
         let state = server.directory + "/state"
-        process = try server.spawn(Self.daemonPath, ["--socket", socket, "--pulse-server", server.pulseServer, "--state-dir", state] + arguments)
+        var arguments = arguments
+        do {
+            if let configuration {
+                let path = server.directory + "/policy.yaml"
+                try configuration.write(toFile: path, atomically: true, encoding: .utf8)
+                arguments += ["--config", path]
+            }
+            process = try server.spawn(
+                Self.daemonPath, ["--socket", socket, "--pulse-server", server.pulseServer, "--state-dir", state] + arguments,
+                environment: environment)
+        } catch {
+            server.stop()
+            throw error
+        }
         observer = PulseConnection(server: server.pulseServer, applicationName: "observer")
         do {
             try await observer.connect()

@@ -10,6 +10,8 @@ struct RandomEventSource {
     private(set) var pendingTimers: [TimerID] = []
     /// Players that obey the daemon at once; the others never answer (P6).
     private(set) var answeringPlayers: Set<SessionID> = []
+    /// Unaware apps' sessions: the daemon may find their player late (`playerFound`) or lose it (`playerLost`).
+    private var unaware: Set<SessionID> = []
     /// What answering players did about the daemon's last commands, handed out before any other event.
     private var obeyed: [PolicyEvent] = []
     /// Whether the last event handed out was a player obeying the daemon rather than something the user did.
@@ -30,6 +32,7 @@ struct RandomEventSource {
                 )!
                 let properties = role == "none" ? [:] : ["media.role": role]
                 let isPlayer = Int.random(in: 0..<3, using: &random) != 0
+                unaware.insert(id)
                 if isPlayer, Int.random(in: 0..<4, using: &random) != 0 { answeringPlayers.insert(id) }
                 return (
                     id,
@@ -95,6 +98,14 @@ struct RandomEventSource {
         case 87..<89: return .outputOverridden(session, Bool.random(using: &random) ? .speaker : .none)
         case 89: return .mediaServicesLost
         case 90: return .mediaServicesReset
+        case 91 where unaware.contains(session):
+            // The daemon finds a player after its stream, or its player leaves the bus (P6).
+            if Bool.random(using: &random) {
+                if Int.random(in: 0..<4, using: &random) != 0 { answeringPlayers.insert(session) }
+                return .playerFound(session)
+            }
+            answeringPlayers.remove(session)
+            return .playerLost(session)
         default:
             guard !pendingTimers.isEmpty else { return .activate(session) }
             return .timerFired(pendingTimers.remove(at: Int.random(in: 0..<pendingTimers.count, using: &random)))

@@ -105,7 +105,9 @@ extension DaemonCore {
         let app =
             stream.properties["application.name"] ?? stream.properties["application.process.binary"] ?? "unknown"
         let role = stream.properties["media.role"] ?? ""
-        let key = "\(app)|\(role)|\(stream.direction.rawValue)"
+        // A player's streams have a session of their own, so that the pause goes to the right player.
+        let player = player(for: stream)
+        let key = "\(app)|\(role)|\(stream.direction.rawValue)" + (player.map { "|" + $0 } ?? "")
         if let session = unawareSessions[key] { return session }
         let session = SessionID(nextSession)
         nextSession += 1
@@ -114,9 +116,10 @@ extension DaemonCore {
         sessionNames[session] = described.isEmpty ? app : "\(app) (\(described.joined(separator: ", ")))"
         var matchable = stream.properties.filter { ClassificationRule.matchableProperties.contains($0.key) }
         matchable["stream.direction"] = stream.direction.rawValue
-        run(.sessionCreated(session, SessionDeclaration(appName: app, unawareStreamProperties: matchable)))
+        if let player { players.bind(player, to: session) }
+        run(.sessionCreated(session, SessionDeclaration(appName: app, unawareStreamProperties: matchable, isMediaPlayer: player != nil)))
         if let snapshot = engine.snapshot(of: session) {
-            effects.append(.log("\(sessionNames[session]!): unaware app, classified as \(snapshot.category.rawValue) \(snapshot.options.names) (U1)"))
+            effects.append(.log("\(sessionNames[session]!): unaware app, classified as \(snapshot.category.rawValue) \(snapshot.options.names) (U1)\(player.map { ", a player: \($0)" } ?? "")"))
         }
         return session
     }
@@ -164,6 +167,7 @@ extension DaemonCore {
             run(.sessionRemoved(session))
             unawareSessions[key] = nil
             sessionNames[session] = nil
+            forgetPlayer(of: session)
         }
     }
 }

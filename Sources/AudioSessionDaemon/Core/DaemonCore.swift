@@ -46,6 +46,12 @@ struct DaemonCore: Sendable {
     var stateProblem: StateFiles.WriteError?
     /// The last decisions logged, for `decisions`.
     var recentDecisions = RecentDecisions()
+    /// Section 6b: the media players on the session bus, and the sessions they drive.
+    var players = PlayerTable()
+    /// The engine's timers of pauses sent to players, with the player asked (P6).
+    var awaitedPauses: [TimerID: String] = [:]
+    /// Players given up on (P6) and said so in the log: once per session.
+    var loggedBadPlayers: Set<SessionID> = []
 
     init(engine: PolicyEngine, controlUserID: UInt32, soundServer: Bool = true) {
         self.engine = engine
@@ -67,8 +73,11 @@ struct DaemonCore: Sendable {
             disconnect(client)
         case .timerFired(let timer):
             run(.timerFired(timer))
+            notePauseTimerFired(timer)
             removeIdleUnawareSessions()
         case .sound(let fact):
+            handle(fact)
+        case .player(let fact):
             handle(fact)
         case .platform(let fact):
             handle(fact)
@@ -108,21 +117,12 @@ struct DaemonCore: Sendable {
                     effects.append(.enforce(origin, verdict))
                 }
             case .startTimer(let timer, let milliseconds):
-                effects.append(.startTimer(timer, milliseconds: milliseconds))
+                effects.append(.startTimer(timer, milliseconds: playerTimerMilliseconds(timer, asked: milliseconds)))
             case .cancelTimer(let timer):
+                awaitedPauses[timer] = nil
                 effects.append(.cancelTimer(timer))
-            case .pausePlayer(let session, let reason), .playPlayer(let session, let reason):
-                // The daemon finds no players yet (MPRIS is not wired), so it never declares a session a player
-                // and the engine never asks this. Should it, nothing is sent: a player left playing stays muted by
-                // the verdict already sent and the engine's player timeout makes it an ordinary unaware app (P6);
-                // a player left paused keeps an idle session, which the grace period ends.
-                let (command, consequence) =
-                    if case .pausePlayer = action {
-                        ("pause", "its stream stays muted, as an unaware app's (P6)")
-                    } else {
-                        ("play", "it stays paused")
-                    }
-                effects.append(.log("\(name(of: session)): \(command) not sent, players are not driven yet (MPRIS is not wired); \(consequence): \(explainer.describe(reason))"))
+            case .pausePlayer, .playPlayer:
+                drive(action)
             }
         }
         return outcome

@@ -12,6 +12,8 @@ enum DaemonInput: Sendable {
     case clientDisconnected(ClientID)
     case timerFired(TimerID)
     case sound(SoundFact)
+    /// What the session bus says of media players (section 6b).
+    case player(PlayerFact)
     /// What feedbackd, logind or the screensaver said over D-Bus (`Bus/`).
     case platform(PlatformFact)
     /// A reloaded configuration (SIGHUP).
@@ -69,6 +71,10 @@ struct SoundStream: Sendable, Equatable {
     var properties: [String: String]
     /// Not corked.
     var isRunning: Bool
+    /// The process playing it (`application.process.id`) and its ancestors, nearest first, as the shell read
+    /// them (/proc) when the stream first appeared: a player found on the bus is matched against them (section
+    /// 6b). Empty when the stream names no process or the shell could not read it.
+    var processLine: [Int32] = []
 }
 
 /// Where a stream lives.
@@ -100,6 +106,8 @@ enum DaemonEffect: Sendable, Equatable {
     case setFeedbackdProfile(String)
     case startTimer(TimerID, milliseconds: Int)
     case cancelTimer(TimerID)
+    /// Send a media player (its bus name) a command, waiting at most `timeoutMs` for its answer (section 6b).
+    case callPlayer(String, PlayerCommand, timeoutMs: Int)
     /// One line per decision, with its reason.
     case log(String)
 }

@@ -221,6 +221,12 @@ public struct JournalEvent: Codable, Sendable, Equatable {
             self.init(type: "callExemptionDecided")
             session = id.rawValue
             self.exempt = exempt
+        case .playerFound(let id):
+            self.init(type: "playerFound")
+            session = id.rawValue
+        case .playerLost(let id):
+            self.init(type: "playerLost")
+            session = id.rawValue
         }
     }
 }

@@ -307,6 +307,10 @@ struct JournalExporter {
         case "callExemptionDecided":
             // Only after a reload, which the export cannot replay either (see configurationChanged).
             break
+        case "playerFound", "playerLost":
+            // A scenario's sessions are players from the start or never (`mediaPlayer: true`); the export
+            // replays the daemon's players as the unaware apps they were declared as.
+            break
         case "configurationChanged":
             let text =
                 "the configuration was reloaded at \(Self.clockTime(lastTime)); a scenario cannot change it: the replay goes on with the one before (export with --since after the reload)"

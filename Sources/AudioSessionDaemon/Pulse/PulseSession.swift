@@ -29,6 +29,8 @@ struct PulseSession {
     var unsettledPauses: [StreamOrigin: Int] = [:]
     var nextPause = 1
     var lastReported: [StreamOrigin: SoundStream] = [:]
+    /// Each playback stream's process and its ancestors, read once when it first appears (section 6b).
+    var processLines: [StreamOrigin: [Int32]] = [:]
     /// The stream journal (`streams.json`), when the daemon has a state directory: recovered from at connect,
     /// then kept in step with the ledger.
     let journalPath: String?
@@ -234,7 +236,10 @@ struct PulseSession {
             logger.info("\(origin) moved by the server: held muted \(ContinuousClock.now - seen) after the report")
             holdAfterMove(origin)
         }
-        reportStream(SoundStream(origin: origin, direction: .output, properties: input.properties, isRunning: !input.corked))
+        if processLines[origin] == nil {
+            processLines[origin] = input.properties["application.process.id"].flatMap(Int32.init).map { ProcessLine.of($0) } ?? []
+        }
+        reportStream(SoundStream(origin: origin, direction: .output, properties: input.properties, isRunning: !input.corked, processLine: processLines[origin] ?? []))
     }
 
     /// Asks the policy again about a stream held muted after the server moved it, if it has not spoken by then.
@@ -277,6 +282,7 @@ struct PulseSession {
         reportedRunning[origin] = nil
         unsettledPauses[origin] = nil
         lastReported[origin] = nil
+        processLines[origin] = nil
         tell(.streamGone(origin))
         let before = savedBeforePolicy.removeValue(forKey: origin) ?? nil
         guard let entry = ledger.remove(origin), let key = entry.restoreKey else { return }

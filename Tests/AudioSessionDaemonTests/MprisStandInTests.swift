@@ -1,0 +1,51 @@
+import AudioSessionProtocol
+import AudioSessionTestSupport
+import DBusBackend
+import Foundation
+import PulseBackend
+import Synchronization
+import Testing
+
+@testable import AudioSessionCLI
+
+/// Issue 14 item 8, a bad player, live: a stand-in MPRIS player (this test process owns
+/// `org.mpris.MediaPlayer2.standin` on a private bus and plays its music stream itself) that answers `Pause`
+/// with an error. A real player that refuses could not be had here: mpv pauses whenever asked.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct MprisStandInTests {
+    static let name = "org.mpris.MediaPlayer2.standin"
+
+    @Test func aStandInPlayerThatAnswersThePauseWithAnErrorIsMutedInsteadAndLoggedOnce() async throws {
+        let bus = try PrivateSessionBus.start()
+        defer { bus.stop() }
+        let live = try await LiveDaemon(.pulseaudio, environment: bus.environment, configuration: "playerTimeoutMs: 5000\n")
+        defer { live.stop() }
+        let connection = try DBusConnection(.address(bus.address))
+        defer { connection.close() }
+        let pauses = Mutex(0)
+        let object = try await connection.serve(path: "/org/mpris/MediaPlayer2") { call in
+            guard call.member == "Pause" else { return .unknownMethod(call) }
+            pauses.withLock { $0 += 1 }
+            return .error(name: "org.freedesktop.DBus.Error.NotSupported", message: "the stand-in cannot pause")
+        }
+        defer { object.remove() }
+        _ = try await connection.requestName(Self.name)
+        let music = try await PulsePlaybackStream.open(
+            server: live.server.pulseServer, name: "stand-in music", properties: ["media.role": "music"])
+        defer { music.close() }
+        try await eventually("the daemon has the stand-in as the music's player") { live.daemonLog().contains(Self.name) }
+
+        let phone = try PlayerLiveTests.client(live, app: "phone", call: true) { $0.category = .playAndRecord }
+        try await eventually("the daemon gives the stand-in up (P6)", within: 20) { live.daemonLog().contains("(P6)") }
+        #expect(live.daemonLog().contains("the stand-in cannot pause"), "the log says why")
+        #expect(pauses.withLock { $0 } == 1)
+        // The mute went to the sound server in the event that sent the pause; the error may come back first.
+        try await eventually("the music is muted as an unaware app's") { try await live.current(music.sinkInputIndex)?.muted == true }
+
+        _ = try phone.result(.make(.deactivate) { $0.notifyOthers = true })
+        try await eventually("the music is heard again after the call (U3)") {
+            try await live.current(music.sinkInputIndex)?.muted == false
+        }
+        #expect(live.daemonLog().components(separatedBy: "(P6)").count == 2, "logged once")
+        #expect(pauses.withLock { $0 } == 1, "never asked again")
+    }
+}
