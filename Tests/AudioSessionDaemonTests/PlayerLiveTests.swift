@@ -3,6 +3,7 @@ import AudioSessionProtocol
 import AudioSessionTestSupport
 import Foundation
 import PulseBackend
+import Synchronization
 import Testing
 
 @testable import AudioSessionCLI
@@ -199,8 +200,19 @@ import Testing
         let navigation = try Self.client(live, app: "navigation") {
             $0.category = .playback; $0.mode = .voicePrompt; $0.options = [.duckOthers]
         }
-        try await eventually("the daemon ducks the player's stream") {
-            try await live.current(stream.index)?.volume == before.scaled(by: 0.25)
+        let seen = Mutex<String>("nothing")
+        do {
+            try await eventually("the daemon ducks the player's stream") {
+                let volume = try await live.current(stream.index)?.volume
+                seen.withLock { $0 = "\(volume.map { "\($0)" } ?? "no stream")" }
+                return volume == before.scaled(by: 0.25)
+            }
+        } catch {
+            // What the stream had instead, and what the daemon said, so a failure on a loaded machine has a cause.
+            Issue.record(
+                "user volume \(before), expected \(before.scaled(by: 0.25)), last seen \(seen.withLock { $0 }); daemon log:\n\(live.daemonLog().split(separator: "\n").suffix(20).joined(separator: "\n"))"
+            )
+            throw error
         }
         try await Self.waitFor("verdict ducked to 0.25", from: player, on: live)
         #expect(!live.server.output(of: player).contains("gain 0.25"), "the player leaves its samples alone")
