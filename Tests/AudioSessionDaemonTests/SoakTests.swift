@@ -63,6 +63,7 @@ struct SoakRun {
 
     struct Result: CustomStringConvertible, Sendable {
         var requests = 0
+        var taken: [String: Int] = [:]
         var refused: [String: Int] = [:]
         var failures: [String] = []
         var musicBack = false
@@ -75,7 +76,8 @@ struct SoakRun {
         var description: String {
             let refusals = refused.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             return """
-                \(requests) requests (refused: \(refusals.isEmpty ? "none" : refusals)), \(failures.count) client \
+                \(requests) requests (taken: \(taken.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")); \
+                refused: \(refusals.isEmpty ? "none" : refusals)), \(failures.count) client \
                 failures; music after: \(music)\(musicBack ? "" : " LEFT CHANGED"); sessions left: \
                 \(sessionsLeft.isEmpty ? "none" : sessionsLeft.joined(separator: ", ")); daemon memory idle \
                 \(String(format: "%.1f", idleMegabytes)) MB, peak \(String(format: "%.1f", peakMegabytes)) MB, \
@@ -143,10 +145,17 @@ struct SoakRun {
         for outcome in outcomes {
             result.requests += outcome.requests
             result.refused.merge(outcome.refused, uniquingKeysWith: +)
+            result.taken.merge(outcome.taken, uniquingKeysWith: +)
             result.failures += outcome.failures
         }
 
-        // Every client has left: the music is heard again, unmuted at its user's volume.
+        // Every client has left (the daemon takes their disconnections in turn): no session is left but the
+        // music's, and the music is heard again, unmuted at its user's volume.
+        do {
+            try await eventually("every client's session has ended", within: 30) {
+                try rig.control().status().sessions.allSatisfy { $0.app.hasPrefix("radio") }
+            }
+        } catch {}
         do {
             try await eventually("the music is unmuted at its user's volume after every client left", within: 30) {
                 let now = try await rig.observer.sinkInput(music)
@@ -189,6 +198,7 @@ struct SoakWorker {
 
     struct Outcome: Sendable {
         var requests = 0
+        var taken: [String: Int] = [:]
         var refused: [String: Int] = [:]
         var failures: [String] = []
     }
@@ -222,8 +232,9 @@ struct SoakWorker {
                 let connection = try ControlConnection(path: socket, readTimeout: .seconds(30))
                 var hello = Request(op: .hello)
                 hello.app = "soak-\(client)"
-                // One client in 50 is a call (A6: it interrupts every other session while active).
-                hello.call = client % 50 == 7 ? true : nil
+                // One client in 250 is a call (A6: it interrupts every other session while active; A2: while it
+                // is, the others cannot activate, so more would leave little else to soak).
+                hello.call = client % 250 == 7 ? true : nil
                 _ = try connection.result(hello)
                 let subscribes = client % 4 == 0
                 if subscribes { _ = try connection.result(Request(op: .subscribe)) }
@@ -261,6 +272,7 @@ struct SoakWorker {
                 if let error = reply.error {
                     outcome.refused["\(request.op.rawValue) \(error.code)", default: 0] += 1
                 } else {
+                    outcome.taken[request.op.rawValue, default: 0] += 1
                     switch request.op {
                     case .setCategory:
                         mixable[index] = request.options?.contains(.mixWithOthers) == true
