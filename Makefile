@@ -34,7 +34,7 @@ MANUAL_DATE ?= $(shell if [ -n "$$SOURCE_DATE_EPOCH" ]; then date -u -d "@$$SOUR
 PROGRAMS = audiosessiond audiosessionctl
 MANUAL_PAGES = man8/audiosessiond.8 man1/audiosessionctl.1 man5/audiosessiond-policy.yaml.5
 
-.PHONY: all deps build run test examples bench bench-daemon clean manuals install uninstall
+.PHONY: all deps build run test examples bench bench-daemon soak clean manuals install uninstall
 
 all: build
 
@@ -64,6 +64,22 @@ test: deps
 	$(STEP) replay 300 $(CTL) replay Tests/
 	$(STEP) examples 300 $(MAKE) --no-print-directory examples
 	$(STEP) make-run 600 bash scripts/check-make-run.sh
+
+# The soak (docs/RELIABILITY.md): SOAK_CLIENTS clients at once change their sessions at random (seeded by
+# SOAK_SEED) for SOAK_SECONDS against the daemon on a private PipeWire, then on a private PulseAudio, with music
+# playing; after each run the music must be unmuted at its user's volume. About 10 minutes as it is; CI runs a
+# short one (.ci/run).
+SOAK_CLIENTS ?= 500
+SOAK_SECONDS ?= 30
+SOAK_SEED ?= 1
+SOAK_PIPEWIRE_RUNS ?= 10
+SOAK_PULSEAUDIO_RUNS ?= 3
+
+soak: deps
+	$(STEP) build-tests 1200 $(SWIFT) build --build-tests
+	$(STEP) soak 3600 env AUDIOSESSIOND_SOAK=1 SOAK_CLIENTS=$(SOAK_CLIENTS) SOAK_SECONDS=$(SOAK_SECONDS) \
+		SOAK_SEED=$(SOAK_SEED) SOAK_PIPEWIRE_RUNS=$(SOAK_PIPEWIRE_RUNS) SOAK_PULSEAUDIO_RUNS=$(SOAK_PULSEAUDIO_RUNS) \
+		$(SWIFT) test --skip-build --filter SoakTests
 
 # The podcast player, navigation prompt and VoIP call examples together against the embedded default.
 examples: deps

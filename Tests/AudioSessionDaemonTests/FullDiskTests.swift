@@ -142,6 +142,118 @@ struct FullDiskTests {
         )
     }
 
+    /// A verdict that gives back and holds back at once (a call ends while a prompt plays: the music is to be
+    /// unmuted and ducked) on a full disk: the unmute, which needs no journal entry, is made at once; the duck
+    /// waits for the journal, and is made once it can be written.
+    @Test(arguments: PrivateSoundServer.Kind.allCases)
+    func whatGivesAStreamBackIsMadeAlsoWhenTheRestOfItsVerdictWaitsForTheJournal(
+        _ kind: PrivateSoundServer.Kind
+    ) async throws {
+        let rig = try await CrashRig(kind)
+        defer { rig.stop() }
+        let disk = try SmallDisk(at: rig.stateDirectory)
+        defer { disk.unmount() }
+        try await rig.startDaemon()
+        let log = Self.logOfLatestDaemon(rig)
+        let player = try rig.play(app: "radio", role: "music")
+        defer { player.terminate() }
+        let music = try await rig.stream(app: "radio")
+        let user = PulseVolume(channels: [45875, 45875])
+        try await rig.observer.setSinkInputVolume(music.index, user)
+        try await eventually("the music has its user's volume") {
+            try await rig.observer.sinkInput(music.index)?.volume == user
+        }
+        // A prompt ducks the music, and a call mutes it and interrupts the prompt (journaled: the disk has room).
+        let prompt = try rig.play(app: "maps", role: "navigation")
+        defer { prompt.terminate() }
+        _ = try await rig.stream(app: "maps")
+        try await eventually("the music is ducked under the prompt") {
+            try await rig.observer.sinkInput(music.index)?.volume != user
+        }
+        let call = try rig.play(app: "call", role: "phone")
+        defer { call.terminate() }
+        _ = try await rig.stream(app: "call")
+        try await eventually("the music is muted for the call") { try await rig.observer.sinkInput(music.index)?.muted == true }
+        // The user turns the music down during the call: that is its user's volume now, which the prompt is to
+        // duck again when the call is over.
+        let userDuringCall = PulseVolume(channels: [39321, 39321])
+        // (Set again until it stays: the end of the duck may still be fading when the call begins. The server
+        // tells the daemon of it before it tells of the call's end below.)
+        try await eventually("the server keeps the user's new volume") {
+            try await rig.observer.setSinkInputVolume(music.index, userDuringCall)
+            try await Task.sleep(for: .milliseconds(500))
+            return try await rig.observer.sinkInput(music.index)?.volume == userDuringCall
+        }
+
+        // The disk fills and the call ends: the music is heard again at its user's volume; the duck waits.
+        _ = try disk.fill()
+        call.terminate()
+        _ = call.waitForExit()
+        try await eventually("the music is unmuted when the call ends, although its duck cannot be journaled") {
+            try await rig.observer.sinkInput(music.index)?.muted == false
+        }
+        let afterCall = try await rig.observer.sinkInput(music.index)?.volume
+        #expect(afterCall == userDuringCall, "\(afterCall?.channels ?? []) for \(userDuringCall.channels)")
+        #expect(log().contains("streams.json") && log().contains("not written"), "the duck waited for the journal")
+
+        // Room again: the duck is made.
+        try disk.free()
+        try await eventually("the music is ducked under the prompt once its journal can be written") {
+            let now = try await rig.observer.sinkInput(music.index)
+            return now?.muted == false && now.map { $0.volume.average < userDuringCall.average } == true
+        }
+    }
+
+    /// A stream the server moves by itself (its device went away) while the disk is full is not held muted (that
+    /// could not be undone after a crash), and nor is the stop the policy decides for it (R4); once the journal can
+    /// be written the stop is made. (The hold that could not be made was taken for made, and the stop then
+    /// wrote nothing.)
+    @Test(arguments: PrivateSoundServer.Kind.allCases)
+    func aStreamTheServerMovesWhileTheDiskIsFullIsStoppedOnceItsJournalCanBeWritten(
+        _ kind: PrivateSoundServer.Kind
+    ) async throws {
+        let rig = try await CrashRig(kind)
+        defer { rig.stop() }
+        let disk = try SmallDisk(at: rig.stateDirectory)
+        defer { disk.unmount() }
+        try await rig.startDaemon()
+        let log = Self.logOfLatestDaemon(rig)
+        let player = try rig.play(app: "radio", role: "music")
+        defer { player.terminate() }
+        let music = try await rig.stream(app: "radio")
+        let sinks = try await rig.observer.sinks()
+        let headphones = try #require(sinks.first { $0.name == "headphones" }?.index)
+        let speaker = try #require(sinks.first { $0.name == "speaker" }?.index)
+        try await eventually("the music plays on the headphones") {
+            try await rig.observer.sinkInput(music.index)?.sinkIndex == headphones
+        }
+
+        _ = try disk.fill()
+        let module = try #require(
+            try rig.server.pactl(["list", "short", "modules"]).split(separator: "\n")
+                .first { $0.contains("sink_name=headphones") }?.split(separator: "\t").first.flatMap { UInt32($0) }
+        )
+        try rig.server.unloadModule(module)
+        try await eventually("the server moved the music to the speaker") {
+            try await rig.observer.sinkInput(music.index)?.sinkIndex == speaker
+        }
+        try await eventually("the daemon reports the journal it cannot write") {
+            log().split(separator: "\n").contains { $0.contains("streams.json") && $0.contains("not written") }
+        }
+        try await eventually("the daemon has decided the music's stop (R4)") {
+            try rig.control().status().streams.contains {
+                $0.origin == "pulse sink-input \(music.index)" && $0.verdict == "silent"
+            }
+        }
+        #expect(try await rig.observer.sinkInput(music.index)?.muted == false, "muted with nothing journaled")
+
+        try disk.free()
+        try await eventually("the music is stopped (R4) once its journal can be written") {
+            try await rig.observer.sinkInput(music.index)?.muted == true
+        }
+        #expect(try rig.journal(in: rig.stateDirectory).entries.contains { $0.index == music.index && $0.policyMuted })
+    }
+
     static func request(_ op: AudioSessionProtocol.Operation, _ change: (inout Request) -> Void) -> Request {
         var request = Request(op: op)
         change(&request)

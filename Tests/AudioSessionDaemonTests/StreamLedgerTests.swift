@@ -32,6 +32,34 @@ import Testing
         #expect(restore == [.volume(Self.stream, Self.seventy)])
     }
 
+    /// A verdict that cannot be journaled (full disk): of muted -> ducked only the unmute is made; the duck waits,
+    /// and is made by the verdict tried again.
+    @Test func ofAVerdictThatWaitsForTheJournalOnlyWhatGivesBackIsMade() {
+        var ledger = Self.ledger()
+        Self.perform(ledger.apply(Self.silent, to: Self.stream, device: nil), on: &ledger)
+        let before = ledger.entries[Self.stream]
+        _ = ledger.apply(Self.ducked, to: Self.stream, device: nil)
+        ledger.putBack(before, for: Self.stream)
+        #expect(ledger.giveBack(Self.ducked, to: Self.stream, device: nil) == [.mute(Self.stream, false)])
+        #expect(ledger.apply(Self.ducked, to: Self.stream, device: nil) == [.volume(Self.stream, Self.seventy.scaled(by: 0.25))])
+        // Nothing to give back of a mute; and an unmute waits for the move the verdict also asks.
+        var muting = Self.ledger()
+        #expect(muting.giveBack(Self.silent, to: Self.stream, device: nil) == [])
+        var moving = Self.ledger()
+        Self.perform(moving.apply(Self.silent, to: Self.stream, device: nil), on: &moving)
+        #expect(moving.giveBack(Self.audible, to: Self.stream, device: 7) == [])
+    }
+
+    /// A hold after a server move that could not be made (full disk) is not taken for made: the policy's stop
+    /// that follows writes the mute.
+    @Test func aHoldThatWasNotMadeIsMadeByTheNextVerdict() {
+        var ledger = Self.ledger()
+        let (observation, hold) = ledger.observe(Self.stream, volume: Self.seventy, muted: false, device: 3, restoreKey: nil)
+        #expect(observation == .movedByServer && hold == [.mute(Self.stream, true)])
+        ledger.notMade(.mute(Self.stream, true))
+        #expect(ledger.apply(Self.silent, to: Self.stream, device: nil) == [.mute(Self.stream, true)])
+    }
+
     @Test func aVolumeTheUserSetsWhileDuckedBecomesTheUsersAndStands() {
         var ledger = Self.ledger()
         Self.perform(ledger.apply(Self.ducked, to: Self.stream, device: nil), on: &ledger)

@@ -4,11 +4,17 @@ import Synchronization
 
 /// One connection's outbox and its budget (`ConnectionBudget`): the policy loop puts messages in, the
 /// connection's writer takes them out as lines, and its reader waits here for room before it takes a request.
+///
+/// Only the latest status matters to a `watch` (and to `run`): a status event still waiting to be written is
+/// replaced by a newer one, so a reader that falls behind on statuses gets the newest when it catches up and is
+/// never disconnected for statuses alone.
 final class ConnectionFlow: ClientOutbox {
     /// A message ready for the socket.
     struct Line: Sendable {
+        enum Kind: Sendable { case reply, status, event }
         var bytes: ByteBuffer
-        var isReply: Bool
+        var kind: Kind
+        var isReply: Bool { kind == .reply }
     }
 
     /// A request is charged at least this much, about what its decoded form and its place in the input queue
@@ -17,6 +23,14 @@ final class ConnectionFlow: ClientOutbox {
 
     private struct State {
         var budget = ConnectionBudget()
+        /// The lines queued and not yet taken by the writer, oldest first.
+        var pending = CircularBuffer<Line>()
+        /// No more lines: the writer ends once it has taken the pending ones.
+        var finished = false
+        /// The writer's task is cancelled: it takes nothing more.
+        var stopped = false
+        /// The writer, waiting for a line.
+        var writer: CheckedContinuation<Line?, Never>?
         /// The reader, waiting for room for a request of this many bytes.
         var reader: (bytes: Int, continuation: CheckedContinuation<Void, Never>)?
         /// The reader, waiting until every reply is written.
@@ -35,41 +49,86 @@ final class ConnectionFlow: ClientOutbox {
             }
             return ready
         }
+
+        /// The writer with what it is to get now (a line, or nil for the end), if it waits and may go on.
+        mutating func wakeableWriter() -> (CheckedContinuation<Line?, Never>, Line?)? {
+            guard let writer else { return nil }
+            if stopped {
+                self.writer = nil
+                return (writer, nil)
+            }
+            if let line = pending.popFirst() {
+                self.writer = nil
+                return (writer, line)
+            }
+            guard finished else { return nil }
+            self.writer = nil
+            return (writer, nil)
+        }
     }
 
     private let state = Mutex(State())
-    private let lines: AsyncStream<Line>.Continuation
-    /// What the writer writes, in order.
-    let outgoing: AsyncStream<Line>
     /// Called once, outside the lock, when the client is past `ConnectionBudget.unsentLimit`.
     private let overflowed: @Sendable (_ unsentBytes: Int) -> Void
 
     init(overflowed: @escaping @Sendable (_ unsentBytes: Int) -> Void) {
-        (outgoing, lines) = AsyncStream<Line>.makeStream()
         self.overflowed = overflowed
     }
 
-    /// Called by the policy loop (through `Outboxes`): encodes the message and queues it, or ends the connection.
+    /// Called by the policy loop (through `Outboxes`): encodes the message and queues it (in place of a status
+    /// not yet written, for a status), or ends the connection.
     func put(_ message: ServerMessage) {
-        let isReply = if case .reply = message { true } else { false }
-        let line = Line(bytes: ByteBuffer(string: LineCoding.encode(message) + "\n"), isReply: isReply)
-        let (decision, ready) = state.withLock { state in
-            let decision = state.budget.queue(bytes: line.bytes.readableBytes, isReply: isReply)
-            return (decision, state.wakeable())
+        let kind: Line.Kind =
+            switch message {
+            case .reply: .reply
+            case .event(let event): event.event == .status ? .status : .event
+            }
+        let line = Line(bytes: ByteBuffer(string: LineCoding.encode(message) + "\n"), kind: kind)
+        let (decision, writer, ready) = state.withLock { state in
+            if kind == .status, !state.budget.ended, let older = state.pending.firstIndex(where: { $0.kind == .status }) {
+                state.budget.withdraw(bytes: state.pending.remove(at: older).bytes.readableBytes)
+            }
+            let decision = state.budget.queue(bytes: line.bytes.readableBytes, isReply: line.isReply)
+            switch decision {
+            case .queue: state.pending.append(line)
+            case .drop: break
+            case .overflow: state.finished = true
+            }
+            return (decision, state.wakeableWriter(), state.wakeable())
         }
+        if let (waiting, next) = writer { waiting.resume(returning: next) }
         for waiter in ready { waiter.resume() }
-        switch decision {
-        case .queue:
-            lines.yield(line)
-        case .drop:
-            break
-        case .overflow(let unsentBytes):
-            lines.finish()
-            overflowed(unsentBytes)
-        }
+        if case .overflow(let unsentBytes) = decision { overflowed(unsentBytes) }
     }
 
-    func finish() { lines.finish() }
+    func finish() {
+        let writer = state.withLock { state in
+            state.finished = true
+            return state.wakeableWriter()
+        }
+        if let (waiting, next) = writer { waiting.resume(returning: next) }
+    }
+
+    /// The writer's next line, in order, waiting for one; nil once the connection has no more, or the writer's
+    /// task is cancelled.
+    func nextLine() async -> Line? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let writer = state.withLock { state in
+                    state.writer = continuation
+                    if Task.isCancelled { state.stopped = true }
+                    return state.wakeableWriter()
+                }
+                if let (waiting, next) = writer { waiting.resume(returning: next) }
+            }
+        } onCancel: {
+            let writer = state.withLock { state in
+                state.stopped = true
+                return state.wakeableWriter()
+            }
+            if let (waiting, next) = writer { waiting.resume(returning: next) }
+        }
+    }
 
     /// Waits until a request of `bytes` (at least `smallestRequestCost`) may be taken, and counts it taken;
     /// false when the connection is over.
@@ -118,11 +177,13 @@ final class ConnectionFlow: ClientOutbox {
 
     /// The connection is closed (or its writer stopped): nothing more is queued or awaited.
     func end() {
-        let ready = state.withLock { state in
+        let (ready, writer) = state.withLock { state in
             state.budget.end()
-            return state.wakeable()
+            state.finished = true
+            state.pending.removeAll()
+            return (state.wakeable(), state.wakeableWriter())
         }
         for waiter in ready { waiter.resume() }
-        lines.finish()
+        if let (waiting, next) = writer { waiting.resume(returning: next) }
     }
 }

@@ -204,7 +204,7 @@ final class ControlServer: Service {
                     // connection is closed.
                     group.addTask {
                         defer { flow.end() }
-                        for await line in flow.outgoing {
+                        while let line = await flow.nextLine() {
                             try await channel.writeAndFlush(line.bytes).get()
                             flow.written(line)
                         }

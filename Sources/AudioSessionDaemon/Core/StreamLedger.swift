@@ -259,6 +259,45 @@ struct StreamLedger: Sendable {
         return writes
     }
 
+    /// What can be carried out of a verdict whose journal entry cannot be written (the disk is full): only the
+    /// writes that take the stream back toward its user's values, an unmute or a louder volume, which a crash
+    /// could not leave behind; a mute, a quieter volume and a move wait for the journal. An unmute waits too
+    /// when the verdict moves the stream: it is not to be heard where it is before the move.
+    mutating func giveBack(_ verdict: StreamVerdict, to origin: StreamOrigin, device: UInt32?) -> [Write] {
+        guard var entry = entries[origin] else { return [] }
+        var writes: [Write] = []
+        let gain: Double
+        let mutes: Bool
+        switch verdict.level {
+        case .silent, .muted: (gain, mutes) = (entry.policyGain, true)
+        case .ducked(let duckGain, _): (gain, mutes) = (duckGain, false)
+        case .audible, .capturing: (gain, mutes) = (1, false)
+        }
+        let moves = device.map { $0 != entry.device } ?? false
+        if entry.writtenMuted && !entry.userMuted && !mutes && !moves {
+            entry.writtenMuted = false
+            entry.policyMuted = false
+            entry.heldSinceMove = false
+            writes.append(.mute(origin, false))
+        }
+        let target = gain == 1 ? entry.userVolume : entry.userVolume.scaled(by: gain)
+        if Self.loudness(target) > Self.loudness(entry.writtenVolume) {
+            entry.policyGain = gain
+            writes.append(.volume(origin, target))
+        }
+        entries[origin] = entry
+        return writes
+    }
+
+    /// A volume's channels summed, to tell a louder volume from a quieter one.
+    static func loudness(_ volume: PulseVolume) -> UInt64 { volume.channels.reduce(0) { $0 + UInt64($1) } }
+
+    /// A write the caller could not make (its journal entry could not be written): the stream keeps what it
+    /// had, so the next verdict that wants the same makes the write then instead of taking it for made.
+    mutating func notMade(_ write: Write) {
+        if case .mute(let origin, let muted) = write { entries[origin]?.writtenMuted = !muted }
+    }
+
     /// Notes a volume about to be written (the end point, or a fade step on the way), so its report is not
     /// taken for the user's.
     mutating func noteWritten(_ volume: PulseVolume, for origin: StreamOrigin) {

@@ -326,11 +326,16 @@ struct PulseSession {
             of: planned.filter { $0.writes.contains(where: holdsBack) }.map(\.origin)
         )
         if !refused.isEmpty {
-            for origin in refused {
-                ledger.putBack(entriesBefore[origin], for: origin)
-                unjournaled[origin] = latest[origin]
-            }
             planned.removeAll { refused.contains($0.origin) }
+            for origin in order where refused.contains(origin) {
+                let verdict = latest[origin]!
+                ledger.putBack(entriesBefore[origin], for: origin)
+                unjournaled[origin] = verdict
+                // What gives the stream back toward its user's values (an unmute, a louder volume) is made now.
+                let device = devices.device(for: verdict.port, isSink: origin.isSinkInput)
+                let givingBack = ledger.giveBack(verdict, to: origin, device: device)
+                if !givingBack.isEmpty { planned.append((origin, nil, givingBack)) }
+            }
             logger.debug("\(refused.count) verdicts not carried out: the stream journal cannot be written")
             scheduleJournalRetry()
         }
@@ -413,6 +418,7 @@ struct PulseSession {
         // held muted; a fade step is skipped).
         guard journalAhead(of: write) || !holdsBack(write) else {
             logger.debug("\(write) not made: the stream journal cannot be written")
+            ledger.notMade(write)
             return
         }
         if case .volume(let origin, let volume) = write { ledger.noteWritten(volume, for: origin) }
@@ -432,7 +438,7 @@ struct PulseSession {
         case .move: return true
         case .volume(let origin, let volume):
             guard let written = ledger.entries[origin]?.writtenVolume else { return false }
-            return volume.channels.reduce(0, { $0 + UInt64($1) }) < written.channels.reduce(0, { $0 + UInt64($1) })
+            return StreamLedger.loudness(volume) < StreamLedger.loudness(written)
         }
     }
 
