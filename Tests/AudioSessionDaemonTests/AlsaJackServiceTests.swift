@@ -10,7 +10,7 @@ import Testing
 
 /// The jack service's thread, fed control lists recorded on real machines (this one has no sound card): what
 /// it reports to the policy as a headset is plugged in and pulled out again.
-@Suite(.timeLimit(.minutes(2))) struct AlsaJackServiceTests {
+@Suite(.timeLimit(.minutes(4))) struct AlsaJackServiceTests {
     /// Recorded lists, one per control event: the first is what the card shows when the daemon starts.
     final class RecordedCard: JackSource {
         private let readings: Mutex<[[JackControl]]>

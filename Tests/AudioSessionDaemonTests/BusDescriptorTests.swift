@@ -4,7 +4,7 @@ import Testing
 
 /// The daemon on a session bus closes every descriptor once: its bus connection, the eventfd that wakes the
 /// connection's thread, and a connection to a bus that is not there. Checked with strace, as `DescriptorTests`.
-@Suite(.timeLimit(.minutes(2))) struct BusDescriptorTests {
+@Suite(.timeLimit(.minutes(4))) struct BusDescriptorTests {
     @Test func theDaemonOnABusClosesEachDescriptorOnce() async throws {
         let strace = try #require(ChildProcess.executable(named: "strace"), "strace is not installed (make deps)")
         let bus = try PrivateSessionBus.start()

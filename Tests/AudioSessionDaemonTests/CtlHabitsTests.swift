@@ -313,7 +313,7 @@ import Testing
 
 /// The live replay against a daemon on a private PulseAudio: it leaves the switch, the lock and the output
 /// selection as it found them, and no sessions, whether the scenario passed or failed.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct LiveReplayRestorationTests {
+@Suite(.serialized, .timeLimit(.minutes(4))) struct LiveReplayRestorationTests {
     static let scenarios = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appending(path: "Scenarios").path
 

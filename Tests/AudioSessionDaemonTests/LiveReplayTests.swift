@@ -10,7 +10,7 @@ import Testing
 /// PulseAudio and a private PipeWire with real streams, each `expect` checked against what the daemon and the
 /// server report. Each file gets a fresh server and daemon, so no file sees another's leftovers (WirePlumber, for
 /// one, remembers each app's stream volume and mute). About 2.5 minutes for both servers on 2 cores.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct LiveReplayTests {
+@Suite(.serialized, .timeLimit(.minutes(4))) struct LiveReplayTests {
     static let directory = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appending(path: "Scenarios").path
 

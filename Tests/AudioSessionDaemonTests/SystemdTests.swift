@@ -9,7 +9,7 @@ import Testing
 
 /// systemd integration without systemd: the environment as libsystemd reads it, the pacing of what the daemon
 /// tells, and the real daemon binary started as systemd would start it (`SystemdHarness.swift`).
-@Suite(.timeLimit(.minutes(2))) struct SystemdTests {
+@Suite(.timeLimit(.minutes(4))) struct SystemdTests {
     @Test func theEnvironmentIsReadAsLibsystemdReadsIt() throws {
         let full = try SystemdEnvironment(
             environment: [
@@ -110,7 +110,7 @@ import Testing
 }
 
 /// The daemon binary under a stand-in for systemd.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct SystemdDaemonTests {
+@Suite(.serialized, .timeLimit(.minutes(4))) struct SystemdDaemonTests {
     /// Type=notify with a watchdog: READY=1 comes only when the control socket accepts connections and the sound
     /// server is connected (it is down at first), then STATUS= follows what plays, WATCHDOG=1 keeps pace, and
     /// SIGTERM says STOPPING=1.

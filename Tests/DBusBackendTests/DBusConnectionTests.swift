@@ -3,7 +3,7 @@ import DBusBackend
 import Foundation
 import Testing
 
-@Suite("DBusConnection against a private dbus-daemon", .timeLimit(.minutes(2)))
+@Suite("DBusConnection against a private dbus-daemon", .timeLimit(.minutes(4)))
 struct DBusConnectionTests {
     @Test func busDaemonMethods() async throws {
         try await withPrivateBus { bus in

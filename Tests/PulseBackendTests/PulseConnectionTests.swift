@@ -1,7 +1,7 @@
 import PulseBackend
 import Testing
 
-@Suite("PulseConnection against a private PulseAudio", .timeLimit(.minutes(2)))
+@Suite("PulseConnection against a private PulseAudio", .timeLimit(.minutes(4)))
 struct PulseConnectionTests {
     @Test func connectsAndReadsServerInfo() async throws {
         try await withPrivatePulseServer { server in

@@ -3,7 +3,7 @@ import Testing
 @testable import PulseBackend
 
 /// The retains handed to libpulse as callback context are all given back by `close()`.
-@Suite("Lifetimes", .timeLimit(.minutes(2)))
+@Suite("Lifetimes", .timeLimit(.minutes(4)))
 struct PulseLifetimeTests {
     @Test func closeReleasesTheContextAndStreamCores() async throws {
         try await withPrivatePulseServer { server in

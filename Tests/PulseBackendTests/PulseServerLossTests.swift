@@ -1,7 +1,7 @@
 import PulseBackend
 import Testing
 
-@Suite("Losing the server", .timeLimit(.minutes(2)))
+@Suite("Losing the server", .timeLimit(.minutes(4)))
 struct PulseServerLossTests {
     @Test func killingTheServerDisconnectsAndFailsPendingAndLaterCalls() async throws {
         try await withPrivatePulseServer { server in

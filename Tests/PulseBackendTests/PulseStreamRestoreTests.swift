@@ -1,7 +1,7 @@
 import PulseBackend
 import Testing
 
-@Suite("module-stream-restore entries", .timeLimit(.minutes(2)))
+@Suite("module-stream-restore entries", .timeLimit(.minutes(4)))
 struct PulseStreamRestoreTests {
     @Test func writtenEntryIsReadBack() async throws {
         try await withPrivatePulseServer(streamRestore: true) { server in

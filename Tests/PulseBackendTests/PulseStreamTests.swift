@@ -1,7 +1,7 @@
 import PulseBackend
 import Testing
 
-@Suite("Real streams: properties, volume, mute, moves", .timeLimit(.minutes(2)))
+@Suite("Real streams: properties, volume, mute, moves", .timeLimit(.minutes(4)))
 struct PulseStreamTests {
     @Test func playbackStreamAppearsWithItsProperties() async throws {
         try await withPrivatePulseServer { server in

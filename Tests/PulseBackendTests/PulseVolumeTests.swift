@@ -1,7 +1,7 @@
 import PulseBackend
 import Testing
 
-@Suite("PulseVolume", .timeLimit(.minutes(2)))
+@Suite("PulseVolume", .timeLimit(.minutes(4)))
 struct PulseVolumeTests {
     @Test func quarterLinearIsAboutMinusTwelveDecibels() {
         let full = PulseVolume(uniform: PulseVolume.norm, channels: 2)
