@@ -34,7 +34,7 @@ MANUAL_DATE ?= $(shell if [ -n "$$SOURCE_DATE_EPOCH" ]; then date -u -d "@$$SOUR
 PROGRAMS = audiosessiond audiosessionctl
 MANUAL_PAGES = man8/audiosessiond.8 man1/audiosessionctl.1 man5/audiosessiond-policy.yaml.5
 
-.PHONY: all deps build run test examples bench bench-daemon clean manuals install uninstall
+.PHONY: all deps build run test tsan fuzz examples bench bench-daemon clean manuals install uninstall
 
 all: build
 
@@ -64,6 +64,24 @@ test: deps
 	$(STEP) replay 300 $(CTL) replay Tests/
 	$(STEP) examples 300 $(MAKE) --no-print-directory examples
 	$(STEP) make-run 600 bash scripts/check-make-run.sh
+
+# The suites where threads meet, built with ThreadSanitizer into .build-tsan (the normal .build stays as it is):
+# the in-process daemon and its control socket, the client library, DBusBackend, the stream ledger
+# (docs/TESTING.md, "Sanitizers"). The first race stops the run and fails it (halt_on_error); the only
+# suppressions are races inside system libraries, each with its reason (scripts/tsan-suppressions.txt).
+TSAN_SCRATCH ?= .build-tsan
+TSAN_SUITES ?= AudioSessionClientTests|CtlCommandTests|HalfClosedClientTests|ConnectionBudgetTests|ConnectionBurstTests|FloodingClientTests|DBusBackendTests|StreamLedgerTests|DaemonCoreTests|PlatformLockTests
+TSAN_ENV = TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/scripts/tsan-suppressions.txt"
+tsan: deps
+	$(STEP) tsan-build 2400 $(SWIFT) build --build-tests --sanitize=thread --scratch-path $(TSAN_SCRATCH)
+	$(STEP) tsan-test 1500 env $(TSAN_ENV) $(SWIFT) test --skip-build --sanitize=thread \
+		--scratch-path $(TSAN_SCRATCH) --filter '$(TSAN_SUITES)'
+
+# The libFuzzer target on the request decoder, the configuration loader and the scenario loader, FUZZ_SECONDS
+# each, built with -sanitize=fuzzer,address into .build-fuzz (scripts/fuzz.sh, docs/TESTING.md, "Fuzzing").
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	$(STEP) fuzz 2400 bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 # The podcast player, navigation prompt and VoIP call examples together against the embedded default.
 examples: deps

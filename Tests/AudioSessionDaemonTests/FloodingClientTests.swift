@@ -2,7 +2,7 @@ import AudioSessionPolicy
 import AudioSessionProtocol
 import AudioSessionTestSupport
 import Foundation
-import Synchronization
+import Locking
 import Testing
 
 @testable import AudioSessionCLI
@@ -129,7 +129,7 @@ import Testing
 /// Clients that write status requests without reading, one after another, for a while; counts what happened.
 private final class Flood: Sendable {
     struct Figures { var connections = 0, disconnected = 0, bytesWritten = 0 }
-    private let state = Mutex<(figures: Figures, finished: Bool, failure: String?)>((Figures(), false, nil))
+    private let state = Locked<(figures: Figures, finished: Bool, failure: String?)>((Figures(), false, nil))
     var figures: Figures { state.withLock { $0.figures } }
     var finished: Bool { state.withLock { $0.finished } }
     var failure: String? { state.withLock { $0.failure } }
