@@ -67,15 +67,13 @@ test: deps
 
 # The suites where threads meet, built with ThreadSanitizer into .build-tsan (the normal .build stays as it is):
 # the in-process daemon and its control socket, the client library, DBusBackend, the stream ledger
-# (docs/TESTING.md, "Sanitizers"). The first race stops the run and fails it (halt_on_error); the only
-# suppressions are races inside system libraries, each with its reason (scripts/tsan-suppressions.txt).
+# (docs/TESTING.md, "Sanitizers"). A report from the tests or from a daemon or tool they start fails the step
+# (scripts/tsan-test.sh); the only suppressions may be races inside system libraries, each with its reason.
 TSAN_SCRATCH ?= .build-tsan
 TSAN_SUITES ?= AudioSessionClientTests|CtlCommandTests|HalfClosedClientTests|ConnectionBudgetTests|ConnectionBurstTests|FloodingClientTests|DBusBackendTests|StreamLedgerTests|DaemonCoreTests|PlatformLockTests
-TSAN_ENV = TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/scripts/tsan-suppressions.txt"
 tsan: deps
 	$(STEP) tsan-build 2400 $(SWIFT) build --build-tests --sanitize=thread --scratch-path $(TSAN_SCRATCH)
-	$(STEP) tsan-test 1500 env $(TSAN_ENV) $(SWIFT) test --skip-build --sanitize=thread \
-		--scratch-path $(TSAN_SCRATCH) --filter '$(TSAN_SUITES)'
+	$(STEP) tsan-test 1500 bash scripts/tsan-test.sh $(TSAN_SCRATCH) '$(TSAN_SUITES)'
 
 # The libFuzzer target on the request decoder, the configuration loader and the scenario loader, FUZZ_SECONDS
 # each, built with -sanitize=fuzzer,address into .build-fuzz (scripts/fuzz.sh, docs/TESTING.md, "Fuzzing").
