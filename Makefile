@@ -34,7 +34,7 @@ MANUAL_DATE ?= $(shell if [ -n "$$SOURCE_DATE_EPOCH" ]; then date -u -d "@$$SOUR
 PROGRAMS = audiosessiond audiosessionctl
 MANUAL_PAGES = man8/audiosessiond.8 man1/audiosessionctl.1 man5/audiosessiond-policy.yaml.5
 
-.PHONY: all deps build run test examples bench bench-daemon soak clean manuals install uninstall
+.PHONY: all deps build run test tsan fuzz examples bench bench-daemon soak clean manuals install uninstall
 
 all: build
 
@@ -80,6 +80,22 @@ soak: deps
 	$(STEP) soak 3600 env AUDIOSESSIOND_SOAK=1 SOAK_CLIENTS=$(SOAK_CLIENTS) SOAK_SECONDS=$(SOAK_SECONDS) \
 		SOAK_SEED=$(SOAK_SEED) SOAK_PIPEWIRE_RUNS=$(SOAK_PIPEWIRE_RUNS) SOAK_PULSEAUDIO_RUNS=$(SOAK_PULSEAUDIO_RUNS) \
 		$(SWIFT) test --skip-build --filter SoakTests
+
+# The suites where threads meet, built with ThreadSanitizer into .build-tsan (the normal .build stays as it is):
+# the in-process daemon and its control socket, the client library, DBusBackend, the stream ledger
+# (docs/TESTING.md, "Sanitizers"). A report from the tests or from a daemon or tool they start fails the step
+# (scripts/tsan-test.sh); the only suppressions may be races inside system libraries, each with its reason.
+TSAN_SCRATCH ?= .build-tsan
+TSAN_SUITES ?= AudioSessionClientTests|CtlCommandTests|HalfClosedClientTests|ConnectionBudgetTests|ConnectionBurstTests|FloodingClientTests|DBusBackendTests|StreamLedgerTests|DaemonCoreTests|PlatformLockTests
+tsan: deps
+	$(STEP) tsan-build 2400 $(SWIFT) build --build-tests --sanitize=thread --scratch-path $(TSAN_SCRATCH)
+	$(STEP) tsan-test 1500 bash scripts/tsan-test.sh $(TSAN_SCRATCH) '$(TSAN_SUITES)'
+
+# The libFuzzer target on the request decoder, the configuration loader and the scenario loader, FUZZ_SECONDS
+# each, built with -sanitize=fuzzer,address into .build-fuzz (scripts/fuzz.sh, docs/TESTING.md, "Fuzzing").
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	$(STEP) fuzz 2400 bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 # The podcast player, navigation prompt and VoIP call examples together against the embedded default.
 examples: deps

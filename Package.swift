@@ -24,6 +24,8 @@ let package = Package(
     targets: [
         // The pure policy engine: no I/O, no clock, no threads, no Foundation.
         .target(name: "AudioSessionPolicy"),
+        // The project's one lock (a pthread mutex ThreadSanitizer understands; Sources/Locking/Locked.swift says why).
+        .target(name: "Locking"),
         // Policy configuration and scenario files (YAML), and the scenario replayer.
         .target(
             name: "AudioSessionScenario",
@@ -32,9 +34,9 @@ let package = Package(
         // The messages of the control socket (newline-delimited JSON), shared by the daemon and its clients.
         .target(name: "AudioSessionProtocol", dependencies: ["AudioSessionPolicy"]),
         // The library apps use to declare and activate their audio session (iOS's AVAudioSession, on a socket).
-        .target(name: "AudioSessionClient", dependencies: ["AudioSessionPolicy", "AudioSessionProtocol"]),
+        .target(name: "AudioSessionClient", dependencies: ["Locking", "AudioSessionPolicy", "AudioSessionProtocol"]),
         // How a player obeys its session, and the ALSA player and recorder that do so.
-        .target(name: "AudioSessionPlayback", dependencies: ["AudioSessionClient", "AudioSessionPolicy", "AlsaBackend"]),
+        .target(name: "AudioSessionPlayback", dependencies: ["Locking", "AudioSessionClient", "AudioSessionPolicy", "AlsaBackend"]),
         // libpulse, as the system has it.
         .systemLibrary(
             name: "CPulse",
@@ -42,7 +44,7 @@ let package = Package(
             providers: [.apt(["libpulse-dev"])]
         ),
         // One thin Swift layer over libpulse: a connection on one threaded mainloop, typed errors.
-        .target(name: "PulseBackend", dependencies: ["CPulse"]),
+        .target(name: "PulseBackend", dependencies: ["Locking", "CPulse"]),
         // libsystemd's sd-bus, as the system has it.
         .systemLibrary(
             name: "CSystemd",
@@ -50,7 +52,7 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]
         ),
         // One thin Swift layer over sd-bus: a connection on a thread of its own, D-Bus values, typed errors.
-        .target(name: "DBusBackend", dependencies: ["CSystemd"]),
+        .target(name: "DBusBackend", dependencies: ["Locking", "CSystemd"]),
         // libasound (ALSA), as the system has it.
         .systemLibrary(
             name: "CAlsa",
@@ -60,12 +62,12 @@ let package = Package(
         // The one piece of ALSA that Swift cannot call: its error handler is a variadic C function.
         .target(name: "CAlsaShim", dependencies: ["CAlsa"]),
         // One thin Swift layer over libasound: PCM playback and capture, mixer, jack controls, WAV files, gain.
-        .target(name: "AlsaBackend", dependencies: ["CAlsa", "CAlsaShim"]),
+        .target(name: "AlsaBackend", dependencies: ["Locking", "CAlsa", "CAlsaShim"]),
         // The daemon: owns the engine, serves the control socket, enforces verdicts on PulseAudio streams.
         .target(
             name: "AudioSessionDaemon",
             dependencies: [
-                "AudioSessionPolicy", "AudioSessionScenario", "AudioSessionProtocol", "PulseBackend", "AlsaBackend",
+                "Locking", "AudioSessionPolicy", "AudioSessionScenario", "AudioSessionProtocol", "PulseBackend", "AlsaBackend",
                 "DBusBackend",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -86,7 +88,7 @@ let package = Package(
         .target(
             name: "AudioSessionCLI",
             dependencies: [
-                "AudioSessionPolicy", "AudioSessionScenario", "AudioSessionProtocol", "PulseBackend",
+                "Locking", "AudioSessionPolicy", "AudioSessionScenario", "AudioSessionProtocol", "PulseBackend",
                 // `play` and `record`: the client library's ALSA player and recorder.
                 "AudioSessionClient", "AudioSessionPlayback", "AlsaBackend",
                 // `journal export` reads the daemon's event log.
@@ -97,7 +99,7 @@ let package = Package(
         .executableTarget(name: "audiosessionctl", dependencies: ["AudioSessionCLI"]),
         // The examples (Examples/): a podcast player, a navigation prompt, a VoIP call. `make examples` runs them
         // together against the embedded default.
-        .target(name: "ExampleSupport", dependencies: ["AlsaBackend", "AudioSessionPlayback"], path: "Examples/ExampleSupport"),
+        .target(name: "ExampleSupport", dependencies: ["Locking", "AlsaBackend", "AudioSessionPlayback"], path: "Examples/ExampleSupport"),
         .executableTarget(
             name: "podcast-player",
             dependencies: ["AudioSessionClient", "AudioSessionPlayback", "ExampleSupport"],
@@ -114,12 +116,15 @@ let package = Package(
             path: "Examples/VoIPCall"
         ),
         // What tests and benchmarks share: a seeded random generator, private sound servers.
-        .target(name: "AudioSessionTestSupport"),
+        .target(name: "AudioSessionTestSupport", dependencies: ["Locking"]),
         // The daemon against PulseAudio's own modules, side by side on private servers (docs/BENCHMARKS.md).
         .executableTarget(
             name: "DaemonBenchmark",
-            dependencies: ["PulseBackend", "AudioSessionTestSupport", "AudioSessionProtocol", "DBusBackend"]
+            dependencies: ["Locking", "PulseBackend", "AudioSessionTestSupport", "AudioSessionProtocol", "DBusBackend"]
         ),
+        // The libFuzzer entry for the request decoder, the configuration loader and the scenario loader; `make fuzz`
+        // builds it with -sanitize=fuzzer,address -DFUZZING into .build-fuzz (docs/TESTING.md).
+        .executableTarget(name: "AudioSessionFuzz", dependencies: ["AudioSessionProtocol", "AudioSessionScenario"]),
         // Prints engine throughput and state size; run with `make bench` (release mode).
         .executableTarget(name: "PolicyBenchmark", dependencies: ["AudioSessionPolicy", "AudioSessionTestSupport"]),
         .testTarget(name: "AudioSessionPolicyTests", dependencies: ["AudioSessionPolicy", "AudioSessionTestSupport"]),
@@ -131,13 +136,13 @@ let package = Package(
         .testTarget(
             name: "AudioSessionClientTests",
             dependencies: [
-                "AudioSessionClient", "AudioSessionDaemon", "AudioSessionCLI", "AudioSessionPolicy",
+                "Locking", "AudioSessionClient", "AudioSessionDaemon", "AudioSessionCLI", "AudioSessionPolicy",
                 "AudioSessionProtocol", "AudioSessionTestSupport", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "AudioSessionPlaybackTests", dependencies: ["AudioSessionPlayback"]),
-        .testTarget(name: "PulseBackendTests", dependencies: ["PulseBackend", "AudioSessionTestSupport"]),
-        .testTarget(name: "DBusBackendTests", dependencies: ["DBusBackend", "AudioSessionTestSupport"]),
+        .testTarget(name: "PulseBackendTests", dependencies: ["Locking", "PulseBackend", "AudioSessionTestSupport"]),
+        .testTarget(name: "DBusBackendTests", dependencies: ["Locking", "DBusBackend", "AudioSessionTestSupport"]),
         // Recorded `amixer contents` lists are read from the source tree, not bundled.
         .testTarget(
             name: "AlsaBackendTests",
@@ -147,7 +152,7 @@ let package = Package(
         .testTarget(
             name: "AudioSessionDaemonTests",
             dependencies: [
-                "AudioSessionDaemon", "AudioSessionProtocol", "AudioSessionCLI", "PulseBackend",
+                "Locking", "AudioSessionDaemon", "AudioSessionProtocol", "AudioSessionCLI", "PulseBackend",
                 "AudioSessionTestSupport", "DBusBackend",
             ]
         ),

@@ -1,6 +1,7 @@
 import AlsaBackend
 import AudioSessionPlayback
 import Foundation
+import Locking
 import Synchronization
 
 /// What the three examples share: a sound to play when none is given, and printing what their player does.
@@ -24,7 +25,7 @@ public enum Example {
         return path
     }
 
-    private static let generated = Mutex<[String]>([])
+    private static let generated = Locked<[String]>([])
 
     /// Removes the sounds `soundFile` wrote; an example calls it as it ends.
     public static func removeGeneratedFiles() {

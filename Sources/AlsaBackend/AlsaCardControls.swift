@@ -1,6 +1,6 @@
 internal import CAlsa
 import Glibc
-import Synchronization
+import Locking
 
 /// The controls of one ALSA card through its CTL device (`hw:0`, `pulse`): its jacks, and notification when
 /// any control changes.
@@ -11,7 +11,7 @@ public final class AlsaCardControls: Sendable {
     /// The CTL device name.
     public let card: String
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State {
         var ctl: OpaquePointer?
@@ -31,7 +31,7 @@ public final class AlsaCardControls: Sendable {
             throw AlsaError(code: .io, message: "snd_ctl_open gave nothing for '\(card)'", device: card)
         }
         self.card = card
-        state = Mutex(State(ctl: ctl))
+        state = Locked(State(ctl: ctl))
     }
 
     deinit {

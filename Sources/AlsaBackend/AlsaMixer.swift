@@ -1,6 +1,6 @@
 internal import CAlsa
 import Glibc
-import Synchronization
+import Locking
 
 /// One simple mixer control of an ALSA card (e.g. `Master` of `default`, `hw:0` or `pulse`): its playback
 /// volume and switch, and notification when anyone changes them.
@@ -19,7 +19,7 @@ public final class AlsaMixer: Sendable {
     /// Whether the control has a playback volume.
     public let hasVolume: Bool
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State {
         var mixer: OpaquePointer?
@@ -50,7 +50,7 @@ public final class AlsaMixer: Sendable {
         self.index = index
         hasSwitch = snd_mixer_selem_has_playback_switch(element) != 0
         hasVolume = snd_mixer_selem_has_playback_volume(element) != 0
-        state = Mutex(State(mixer: mixer, element: element))
+        state = Locked(State(mixer: mixer, element: element))
     }
 
     deinit {

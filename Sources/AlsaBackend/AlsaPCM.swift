@@ -1,6 +1,6 @@
 internal import CAlsa
 import Glibc
-import Synchronization
+import Locking
 
 /// An open ALSA PCM (`default`, `pulse`, `hw:0,0`, `null`...) for playback or capture of interleaved frames.
 ///
@@ -31,7 +31,7 @@ public final class AlsaPCM: Sendable {
     /// audio instead.
     public let canPause: Bool
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private enum Pause {
         case none
@@ -102,7 +102,7 @@ public final class AlsaPCM: Sendable {
         self.device = device
         self.direction = direction
         self.format = format
-        state = Mutex(State(handle: handle))
+        state = Locked(State(handle: handle))
     }
 
     deinit {

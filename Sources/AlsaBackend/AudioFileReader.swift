@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Reads interleaved PCM frames from a WAV file (PCM or float, plain or WAVE_FORMAT_EXTENSIBLE) or a raw PCM
 /// file of a given format.
@@ -14,7 +14,7 @@ public final class AudioFileReader: Sendable {
     public let frameCount: Int
 
     private let dataOffset: Int
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State {
         var file: PosixFile?
@@ -42,7 +42,7 @@ public final class AudioFileReader: Sendable {
             throw error
         }
         self.path = path
-        state = Mutex(State(file: file))
+        state = Locked(State(file: file))
     }
 
     deinit {

@@ -1,7 +1,7 @@
 import Glibc
 
 /// An open file descriptor with positioned reads and writes whose failures are `AlsaError`s naming the path.
-/// Not thread-safe on its own; its owners keep it inside a `Mutex`.
+/// Not thread-safe on its own; its owners keep it inside a `Locked`.
 struct PosixFile: Sendable {
     let descriptor: Int32
     let path: String

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Writes interleaved PCM frames to a new WAV file: the header first, with sizes patched in by `finish()`.
 ///
@@ -10,7 +10,7 @@ public final class WAVWriter: Sendable {
     /// The layout of the frames `append` takes.
     public let format: PCMFormat
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State {
         var file: PosixFile?
@@ -34,7 +34,7 @@ public final class WAVWriter: Sendable {
         }
         self.path = path
         self.format = format
-        state = Mutex(State(file: file))
+        state = Locked(State(file: file))
     }
 
     deinit {

@@ -38,7 +38,10 @@ extension AudioSessionCtl {
 
 /// Standard error as a `TextOutputStream`.
 struct StandardError: TextOutputStream {
-    mutating func write(_ string: String) { FileHandle.standardError.write(Data(string.utf8)) }
+    /// Stored, so that the type is not empty: ThreadSanitizer's check of an `inout` argument of an empty struct
+    /// crashes the tool (`make tsan`, docs/TESTING.md).
+    private let handle = FileHandle.standardError
+    mutating func write(_ string: String) { handle.write(Data(string.utf8)) }
 }
 
 extension TextOutputStream {

@@ -132,5 +132,7 @@ public enum Replay {
 
 /// Standard output as a `TextOutputStream`.
 struct StandardOutput: TextOutputStream {
+    /// Not read: a stored property, so that the type is not empty (see `StandardError`).
+    private let descriptor: Int32 = 1
     mutating func write(_ string: String) { print(string, terminator: "") }
 }

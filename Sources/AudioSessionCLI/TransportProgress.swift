@@ -1,6 +1,6 @@
 import AudioSessionPlayback
 import Foundation
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
     import Glibc
@@ -25,7 +25,7 @@ struct TransportProgress {
         _ events: AsyncStream<TransportEvent>,
         output: inout some TextOutputStream
     ) -> (state: TransportRules.State, interrupted: Bool) {
-        let lines = Mutex<[String]>([])
+        let lines = Locked<[String]>([])
         let runningWord = runningWord
         let name: @Sendable (TransportRules.State) -> String = { $0 == .playing ? runningWord : $0.rawValue }
         let collector = Task {

@@ -1,7 +1,7 @@
 import AudioSessionPolicy
 import AudioSessionProtocol
 import Foundation
-import Synchronization
+import Locking
 
 /// An app's audio session, as `AVAudioSession` presents it, kept by audiosessiond over its control socket.
 ///
@@ -21,8 +21,8 @@ public final class AudioSession: Sendable {
     /// Whether the session declares itself a telephony or VoIP call (needs the daemon's own uid or root).
     public let isCall: Bool
 
-    let state = Mutex(SharedState())
-    let jobs = Mutex(JobQueue())
+    let state = Locked(SharedState())
+    let jobs = Locked(JobQueue())
     let notificationHub = Broadcaster<AudioSessionNotification>()
     let wake: WakePipe
     let workerExited = DispatchSemaphore(value: 0)

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Hands each value to every stream made from it, in order; many consumers may listen at once. A stream is
 /// registered when it is made, so it sees everything sent after that, and ends when `finish()` is called.
@@ -14,7 +14,7 @@ final class Broadcaster<Element: Sendable>: Sendable {
         var isFinished = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A new stream of the values `transform` keeps (all of them by default).
     func stream<Output: Sendable>(_ transform: @escaping @Sendable (Element) -> Output?) -> AsyncStream<Output> {

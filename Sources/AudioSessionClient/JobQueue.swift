@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
     import Glibc
@@ -20,13 +20,13 @@ struct JobQueue: Sendable {
 /// the descriptor number has been given since.
 final class WakePipe: Sendable {
     let readEnd: Int32
-    private let writeEnd: Mutex<Int32?>
+    private let writeEnd: Locked<Int32?>
 
     init() {
         var ends: [Int32] = [-1, -1]
         _ = pipe(&ends)
         readEnd = ends[0]
-        writeEnd = Mutex(ends[1])
+        writeEnd = Locked(ends[1])
         _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
         _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
     }
@@ -57,7 +57,7 @@ final class WakePipe: Sendable {
 
 /// The result of a job, handed from the connection thread to the waiting caller.
 private final class Outcome<Value: Sendable>: Sendable {
-    let result = Mutex<Result<Value, AudioSessionError>?>(nil)
+    let result = Locked<Result<Value, AudioSessionError>?>(nil)
     let done = DispatchSemaphore(value: 0)
 }
 

@@ -1,6 +1,6 @@
 import AudioSessionPolicy
 import AudioSessionProtocol
-import Synchronization
+import Locking
 
 /// How a reported stream must sound now: what the daemon's `streamVerdict` says.
 public struct StreamVerdictUpdate: Sendable, Equatable {
@@ -65,7 +65,7 @@ public final class ReportedStream: Sendable {
         var isRemoved = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let updates = Broadcaster<StreamVerdictUpdate>()
     private let onVerdict: (@Sendable (StreamVerdictUpdate) -> Void)?
     private weak let session: AudioSession?

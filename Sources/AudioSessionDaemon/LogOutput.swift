@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Synchronization
+import Locking
 
 /// Where the daemon's log lines go. Under systemd (`JOURNAL_STREAM` set) each line is `<N>message` on standard
 /// error, N the syslog priority, which journald reads as the line's level and stamps with its own time; elsewhere,
@@ -24,7 +24,7 @@ public enum LogOutput {
 
 /// One log level for the whole process, changed at run time (SIGHUP).
 public final class SharedLogLevel: Sendable {
-    private let value = Mutex(Logger.Level.info)
+    private let value = Locked(Logger.Level.info)
 
     public var current: Logger.Level {
         get { value.withLock { $0 } }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A private `dbus-daemon` for one test, in a temporary directory of its own, that activates no services (the
 /// machine's `.service` files would start feedbackd or playerctld on a call to their names; here only what the
@@ -12,12 +12,12 @@ public final class PrivateSessionBus: Sendable {
     /// What a client process needs to use this bus as its session bus.
     public var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
 
-    private let process: Mutex<Process?>
+    private let process: Locked<Process?>
 
     private init(directory: String, address: String, process: Process) {
         self.directory = directory
         self.address = address
-        self.process = Mutex(process)
+        self.process = Locked(process)
     }
 
     deinit {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A private headless sound server for one test: PulseAudio, or PipeWire with pipewire-pulse and WirePlumber,
 /// living in its own temporary directory with its own socket, so that tests can run side by side.
@@ -28,7 +28,7 @@ public final class PrivateSoundServer: Sendable {
 
     private let extraModules: [String]
     private let script: URL
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var stopped = false

@@ -1,5 +1,5 @@
 internal import CSystemd
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
     import Glibc
@@ -25,7 +25,7 @@ final class BusLoop: @unchecked Sendable {
         var joined = false
     }
 
-    private let queue = Mutex(Queue())
+    private let queue = Locked(Queue())
     /// The eventfd that wakes the thread; written only with `queue` locked, closed by the thread with it locked.
     private let wakeDescriptor: Int32
     let bus: OpaquePointer
@@ -227,5 +227,5 @@ final class HeldMessage: @unchecked Sendable {
         Self.lateRelease.withLock { _ in release() }
     }
 
-    private static let lateRelease = Mutex(())
+    private static let lateRelease = Locked(())
 }

@@ -1,5 +1,5 @@
 internal import CSystemd
-import Synchronization
+import Locking
 
 /// A connection to a D-Bus bus (sd-bus) on a thread of its own.
 ///
@@ -19,7 +19,7 @@ public final class DBusConnection: Sendable {
 
     let loop: BusLoop
     /// Unique name → uid of callers, so a served object asks the bus daemon once per caller.
-    let callerUIDs = Mutex([String: UInt32]())
+    let callerUIDs = Locked([String: UInt32]())
 
     /// Connects (the connection's `Hello` completes in the background; calls made meanwhile wait for it).
     /// - Throws: `DBusError.system` when the bus cannot be reached.

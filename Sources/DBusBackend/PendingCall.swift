@@ -1,9 +1,9 @@
 internal import CSystemd
-import Synchronization
+import Locking
 
 /// Marks a call its task cancelled; its identity keys the call in `BusLoop.pendingCalls`.
 final class CallToken: Sendable {
-    private let cancelled = Mutex(false)
+    private let cancelled = Locked(false)
 
     func cancel() { cancelled.withLock { $0 = true } }
     var isCancelled: Bool { cancelled.withLock { $0 } }

@@ -1,7 +1,7 @@
 import AudioSessionTestSupport
 import Foundation
 import PulseBackend
-import Synchronization
+import Locking
 
 /// What a sink plays, recorded, told apart by channel: the music plays its tone on the left channel
 /// only and the phone on the right only, so in the mix the first non-zero right sample is the phone's first
@@ -22,7 +22,7 @@ final class MixRecording: Sendable {
         var musicAfterPhone = 0
     }
 
-    private let counts = Mutex(Counts())
+    private let counts = Locked(Counts())
     private let server: PrivateSoundServer
     private let module: UInt32
     private let pipe: Int32

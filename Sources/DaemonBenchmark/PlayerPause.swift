@@ -1,8 +1,8 @@
+import Locking
 import AudioSessionTestSupport
 import DBusBackend
 import Foundation
 import PulseBackend
-import Synchronization
 
 /// Benchmark 6 (section 6b): a real mpv with mpv-mpris plays on the daemon's sound server and private session
 /// bus; a phone stream appears. From the phone stream's `new` event to mpv's stream seen muted, and to mpv's
@@ -81,7 +81,7 @@ final class PlaybackStatuses: Sendable {
 
     private let connection: DBusConnection
     private final class Log: Sendable {
-        let entries = Mutex<[(Status, ContinuousClock.Instant)]>([])
+        let entries = Locked<[(Status, ContinuousClock.Instant)]>([])
     }
     private let seen = Log()
     private let reader: Task<Void, Never>

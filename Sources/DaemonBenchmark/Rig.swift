@@ -1,6 +1,6 @@
 import AudioSessionTestSupport
 import Foundation
-import Synchronization
+import Locking
 import PulseBackend
 
 /// A private PulseAudio with an observer, and either the daemon enforcing on it or module-role-cork loaded.
@@ -88,7 +88,7 @@ final class Rig: @unchecked Sendable {
             return answer
         }
     }
-    private static let stateDirectoryOption = Mutex<[String: Bool]>([:])
+    private static let stateDirectoryOption = Locked<[String: Bool]>([:])
 
     /// Starts the minimal external policy client (the floor the daemon is compared with): this benchmark's own
     /// binary, `path`, with `--reactor`; returns once it is connected.

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Hands every event to each live subscriber stream; ends them all once, with or without a last event.
 final class EventBroadcaster: Sendable {
@@ -9,7 +9,7 @@ final class EventBroadcaster: Sendable {
         var ending: PulseEvent?? = nil
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A new stream of the events from now on; already finished if the connection has ended.
     func subscribe() -> AsyncStream<PulseEvent> {

@@ -1,5 +1,5 @@
 internal import CPulse
-import Synchronization
+import Locking
 
 /// A libpulse client connection to a PulseAudio server (or PipeWire's PulseAudio server) on one threaded mainloop.
 ///
@@ -17,7 +17,7 @@ public final class PulseConnection: Sendable {
     private let applicationName: String
     private let properties: [String: String]
     private let broadcaster = EventBroadcaster()
-    private let slot = Mutex(Slot.idle)
+    private let slot = Locked(Slot.idle)
 
     /// Prepares a connection; nothing happens until `connect()`.
     /// - Parameters:

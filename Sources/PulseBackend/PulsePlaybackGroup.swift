@@ -1,11 +1,11 @@
-import Synchronization
+import Locking
 
 /// Many playback streams on one client connection, as one application plays them: PulseAudio takes at most 64
 /// client connections (protocol-native's limit), so 100 streams cannot each have their own as
 /// `PulsePlaybackStream` gives them. Each stream is 44.1 kHz stereo with about 50 ms of buffering.
 public final class PulsePlaybackGroup: Sendable {
     private let connection: PulseConnection
-    private let streams = Mutex<[StreamCore]>([])
+    private let streams = Locked<[StreamCore]>([])
 
     private init(connection: PulseConnection) {
         self.connection = connection

@@ -1,13 +1,13 @@
 internal import CPulse
-import Synchronization
+import Locking
 
 /// One `pa_threaded_mainloop` and its thread.
 ///
-/// The `Mutex` is the gate that keeps the pointer valid: `withLock` takes it, then the mainloop's own lock, so
+/// The `Locked` is the gate that keeps the pointer valid: `withLock` takes it, then the mainloop's own lock, so
 /// `shutDown()` cannot free the mainloop under a caller. libpulse callbacks already run on the mainloop thread with
 /// its lock held; they must never call `withLock` (the gate is not recursive, and `shutDown()` waits for that thread).
 final class ThreadedMainloop: Sendable {
-    private let gate: Mutex<OpaquePointer?>
+    private let gate: Locked<OpaquePointer?>
 
     /// Creates and starts the mainloop thread.
     init() throws(PulseError) {
@@ -24,7 +24,7 @@ final class ThreadedMainloop: Sendable {
                 operation: "pa_threaded_mainloop_start"
             )
         }
-        gate = Mutex(mainloop)
+        gate = Locked(mainloop)
     }
 
     /// Runs `body` with the mainloop locked, passing the mainloop's `pa_mainloop_api`.

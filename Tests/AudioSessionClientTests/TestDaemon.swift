@@ -4,7 +4,7 @@ import AudioSessionProtocol
 import AudioSessionTestSupport
 import Foundation
 import Logging
-import Synchronization
+import Locking
 
 @testable import AudioSessionCLI
 
@@ -13,7 +13,7 @@ import Synchronization
 final class TestDaemon: Sendable {
     let socketPath: String
     private let directory: String
-    private let running = Mutex<Task<Void, any Error>?>(nil)
+    private let running = Locked<Task<Void, any Error>?>(nil)
 
     private init() {
         directory = FileManager.default.temporaryDirectory.path + "/client-\(UUID().uuidString.prefix(8))"
@@ -95,7 +95,7 @@ func first<Element: Sendable>(_ count: Int, of sequence: AsyncStream<Element>, w
 
 /// Values several tasks or threads add to and read.
 final class Collected<Element: Sendable>: Sendable {
-    let elements = Mutex<[Element]>([])
+    let elements = Locked<[Element]>([])
     func append(_ element: Element) { elements.withLock { $0.append(element) } }
     var values: [Element] { elements.withLock { $0 } }
 }

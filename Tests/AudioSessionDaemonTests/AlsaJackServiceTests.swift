@@ -3,7 +3,7 @@ import AudioSessionPolicy
 import AudioSessionScenario
 import Foundation
 import Logging
-import Synchronization
+import Locking
 import Testing
 
 @testable import AudioSessionDaemon
@@ -13,8 +13,8 @@ import Testing
 @Suite(.timeLimit(.minutes(4))) struct AlsaJackServiceTests {
     /// Recorded lists, one per control event: the first is what the card shows when the daemon starts.
     final class RecordedCard: JackSource {
-        private let readings: Mutex<[[JackControl]]>
-        init(_ readings: [[JackControl]]) { self.readings = Mutex(readings) }
+        private let readings: Locked<[[JackControl]]>
+        init(_ readings: [[JackControl]]) { self.readings = Locked(readings) }
 
         func jacks() throws -> [JackControl] {
             readings.withLock { $0.first ?? [] }

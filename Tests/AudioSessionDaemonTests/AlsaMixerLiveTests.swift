@@ -2,7 +2,7 @@ import AudioSessionPolicy
 import AudioSessionProtocol
 import AudioSessionTestSupport
 import Foundation
-import Synchronization
+import Locking
 import Testing
 
 @testable import AudioSessionCLI
@@ -182,8 +182,8 @@ import Testing
 
 /// A value shared with `Sendable` closures, set once in a while by the test.
 final class SharedValue<Value: Sendable>: Sendable {
-    private let storage: Synchronization.Mutex<Value>
-    init(_ value: Value) { storage = Synchronization.Mutex(value) }
+    private let storage: Locking.Locked<Value>
+    init(_ value: Value) { storage = Locking.Locked(value) }
     func get() -> Value { storage.withLock { $0 } }
     func set(_ value: Value) { storage.withLock { $0 = value } }
 }

@@ -2,7 +2,7 @@ import AudioSessionPolicy
 import AudioSessionProtocol
 import AudioSessionTestSupport
 import Foundation
-import Synchronization
+import Locking
 import Testing
 
 @testable import AudioSessionCLI
@@ -461,7 +461,7 @@ extension InProcessDaemon {
 
 /// Text written by a command on one thread and awaited on another: each write wakes a waiter.
 final class WatchedText: TextOutputStream, Sendable {
-    private let text = Mutex("")
+    private let text = Locked("")
     private let written = DispatchSemaphore(value: 0)
 
     func write(_ string: String) {

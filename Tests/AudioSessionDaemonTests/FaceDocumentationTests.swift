@@ -1,3 +1,4 @@
+import Locking
 import AudioSessionTestSupport
 import Foundation
 import Synchronization
@@ -92,7 +93,7 @@ import Testing
             kill(process.processIdentifier, SIGKILL)
             _ = exited.wait(timeout: .now() + 20)
         }
-        let printed = Mutex("")
+        let printed = Locked("")
         let seen = Atomic<Bool>(false)
         Thread {
             while case let data = output.fileHandleForReading.availableData, !data.isEmpty {

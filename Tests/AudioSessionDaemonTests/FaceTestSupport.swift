@@ -1,9 +1,9 @@
+import Locking
 import AudioSessionDaemon
 import AudioSessionTestSupport
 import DBusBackend
 import Foundation
 import Logging
-import Synchronization
 
 @testable import AudioSessionCLI
 
@@ -133,7 +133,7 @@ func firstChange(
 
 /// Log lines kept in memory, for a test that reads what the daemon said.
 final class KeptLog: LogHandler, @unchecked Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
     var logLevel: Logger.Level = .info
     var metadata: Logger.Metadata = [:]
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {

@@ -4,7 +4,7 @@ import AudioSessionProtocol
 import AudioSessionTestSupport
 import Foundation
 import Logging
-import Synchronization
+import Locking
 
 @testable import AudioSessionCLI
 
@@ -111,7 +111,7 @@ struct CtlResult: Sendable {
         process.standardError = errors
         try process.run()
         // Both pipes read while it runs: a program that prints more than a pipe holds would otherwise never end.
-        let complained = Mutex(Data())
+        let complained = Locked(Data())
         let readingErrors = DispatchSemaphore(value: 0)
         Thread {
             let data = errors.fileHandleForReading.readDataToEndOfFile()
@@ -150,7 +150,7 @@ extension ControlConnection {
 
 /// Text that several threads write and read: a command's output while it still runs.
 final class SharedText: TextOutputStream, Sendable {
-    private let text = Mutex("")
+    private let text = Locked("")
     func write(_ string: String) { text.withLock { $0 += string } }
     var value: String { text.withLock { $0 } }
 }

@@ -1,9 +1,9 @@
+import Locking
 import AudioSessionProtocol
 import AudioSessionTestSupport
 import DBusBackend
 import Foundation
 import PulseBackend
-import Synchronization
 import Testing
 
 @testable import AudioSessionCLI
@@ -21,7 +21,7 @@ import Testing
         defer { live.stop() }
         let connection = try DBusConnection(.address(bus.address))
         defer { connection.close() }
-        let pauses = Mutex(0)
+        let pauses = Locked(0)
         let object = try await connection.serve(path: "/org/mpris/MediaPlayer2") { call in
             guard call.member == "Pause" else { return .unknownMethod(call) }
             pauses.withLock { $0 += 1 }

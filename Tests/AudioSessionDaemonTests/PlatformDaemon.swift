@@ -4,7 +4,7 @@ import AudioSessionScenario
 import AudioSessionTestSupport
 import Foundation
 import Logging
-import Synchronization
+import Locking
 
 @testable import AudioSessionCLI
 
@@ -77,7 +77,7 @@ struct PlatformDaemon: Sendable {
 
 /// The log lines of a daemon in this process.
 final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
 
     var all: [String] { lines.withLock { $0 } }
 

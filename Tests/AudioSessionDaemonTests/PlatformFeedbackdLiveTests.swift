@@ -3,7 +3,7 @@ import AudioSessionProtocol
 import AudioSessionTestSupport
 import DBusBackend
 import Foundation
-import Synchronization
+import Locking
 import Testing
 
 @testable import AudioSessionCLI
@@ -151,7 +151,7 @@ struct PlatformFeedbackdLiveTests {
 /// feedbackd's `Profile` values in the order its PropertiesChanged signals said them.
 final class ProfileRecorder: Sendable {
     private final class Profiles: Sendable {
-        let list = Mutex<[String]>([])
+        let list = Locked<[String]>([])
     }
 
     private let profiles = Profiles()

@@ -1,9 +1,9 @@
+import Locking
 import AudioSessionPolicy
 import AudioSessionProtocol
 import AudioSessionTestSupport
 import Foundation
 import PulseBackend
-import Synchronization
 import Testing
 
 @testable import AudioSessionCLI
@@ -200,7 +200,7 @@ import Testing
         let navigation = try Self.client(live, app: "navigation") {
             $0.category = .playback; $0.mode = .voicePrompt; $0.options = [.duckOthers]
         }
-        let seen = Mutex<String>("nothing")
+        let seen = Locked<String>("nothing")
         do {
             try await eventually("the daemon ducks the player's stream") {
                 let volume = try await live.current(stream.index)?.volume

@@ -1,9 +1,9 @@
+import Locking
 import AudioSessionPolicy
 import AudioSessionProtocol
 import AudioSessionTestSupport
 import Foundation
 import PulseBackend
-import Synchronization
 import Testing
 
 @testable import AudioSessionCLI
@@ -112,8 +112,8 @@ struct SoakRun {
 
         var result = Result()
         result.idleMegabytes = Self.megabytes(of: daemonPID)
-        let peak = Mutex(result.idleMegabytes)
-        let sampling = Mutex(true)
+        let peak = Locked(result.idleMegabytes)
+        let sampling = Locked(true)
         let sampler = Task {
             while sampling.withLock({ $0 }) {
                 let now = Self.megabytes(of: daemonPID)

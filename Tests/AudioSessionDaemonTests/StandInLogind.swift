@@ -1,5 +1,5 @@
 import DBusBackend
-import Synchronization
+import Locking
 
 /// A STAND-IN for logind (real logind cannot run in the tests): `org.freedesktop.login1` on a private bus, with
 /// the two Manager methods the daemon calls and one session whose `LockedHint` the test sets, emitting
@@ -20,10 +20,10 @@ final class StandInLogind: Sendable {
     static let sessionInterface = "org.freedesktop.login1.Session"
 
     let connection: DBusConnection
-    private let locked = Mutex(false)
+    private let locked = Locked(false)
     private let behaviour: Behaviour
     /// Every call it got (member names), for tests that check what was asked.
-    let calls = Mutex<[String]>([])
+    let calls = Locked<[String]>([])
 
     init(address: String, behaviour: Behaviour = .logind) async throws {
         self.behaviour = behaviour

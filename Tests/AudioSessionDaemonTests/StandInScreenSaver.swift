@@ -1,5 +1,5 @@
 import DBusBackend
-import Synchronization
+import Locking
 
 /// A STAND-IN for a desktop's screensaver: `org.freedesktop.ScreenSaver` at /org/freedesktop/ScreenSaver on a
 /// private session bus, answering `GetActive` and emitting `ActiveChanged` when the test sets it.
@@ -8,10 +8,10 @@ final class StandInScreenSaver: Sendable {
     static let path = "/org/freedesktop/ScreenSaver"
 
     let connection: DBusConnection
-    private let active: Mutex<Bool>
+    private let active: Locked<Bool>
 
     init(address: String, active: Bool = false) async throws {
-        self.active = Mutex(active)
+        self.active = Locked(active)
         connection = try DBusConnection(.address(address))
         _ = try await connection.serve(path: Self.path) { [weak self] call in
             guard let self else { return .error(name: "org.freedesktop.DBus.Error.Failed", message: "gone") }

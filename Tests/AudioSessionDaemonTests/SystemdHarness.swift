@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Synchronization
 
 #if canImport(Glibc)
@@ -25,7 +26,7 @@ final class NotifyListener: Sendable {
     /// What `NOTIFY_SOCKET` should say: the path, or `@name` for an abstract socket.
     let address: String
     private let descriptor: Int32
-    private let received = Mutex<[Message]>([])
+    private let received = Locked<[Message]>([])
     private let stopped = Atomic<Bool>(false)
     private let reading = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
@@ -94,7 +95,7 @@ final class SpawnedDaemon: Sendable {
     let processID: pid_t
     /// The daemon's standard output and error.
     let logPath: String
-    private let exitStatus = Mutex<Int32?>(nil)
+    private let exitStatus = Locked<Int32?>(nil)
 
     /// Starts `executable` with `arguments` in `environment` (this process's own `NOTIFY_SOCKET`, `WATCHDOG_*`,
     /// `LISTEN_*` and `STATE_DIRECTORY` are never passed on; give the daemon a `--state-dir` of the test's). With `listeningSocket`, that descriptor becomes 3 and

@@ -1,7 +1,7 @@
 import AudioSessionTestSupport
 import DBusBackend
 import Foundation
-import Synchronization
+import Locking
 
 struct TimedOut: Error, CustomStringConvertible {
     let what: String
@@ -55,7 +55,7 @@ func withPrivateBus<Result>(_ body: (PrivateSessionBus) async throws -> Result) 
 
 /// A gate a served method waits on; `open()` lets every waiter through (also those that come later).
 final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     func wait() async {
         await withCheckedContinuation { continuation in
@@ -94,7 +94,7 @@ final class TestService: Sendable {
     /// Each method call the service receives, in order.
     let calls: AsyncStream<DBusMethodCall>
     private let callSink: AsyncStream<DBusMethodCall>.Continuation
-    private let properties = Mutex<[String: DBusValue]>(["Volume": .int32(40), "Name": .string("speaker")])
+    private let properties = Locked<[String: DBusValue]>(["Volume": .int32(40), "Name": .string("speaker")])
 
     init(address: String) async throws {
         connection = try DBusConnection(.address(address))

@@ -1,5 +1,5 @@
 import PulseBackend
-import Synchronization
+import Locking
 
 struct TimedOut: Error, CustomStringConvertible {
     let what: String
@@ -26,8 +26,8 @@ func withTimeout<Result: Sendable>(
 /// Records a connection's events from the moment it is made, for tests to wait on.
 final class EventRecorder: Sendable {
     private final class Log: Sendable {
-        let events = Mutex<[PulseEvent]>([])
-        let ended = Mutex(false)
+        let events = Locked<[PulseEvent]>([])
+        let ended = Locked(false)
     }
 
     private let log = Log()

@@ -3,6 +3,7 @@ import AudioSessionScenario
 import Foundation
 import Logging
 import ServiceLifecycle
+import Locking
 import Synchronization
 
 /// The ALSA mixer control of a daemon with no sound server: sets the system volume on it, holds it muted for the
@@ -16,7 +17,7 @@ final class AlsaMixerService: Service, MixerEnforcer, AlsaThreadService {
     private let inputs: AsyncStream<DaemonInput>.Continuation
     private let logger: Logger
     private let journalPath: String?
-    private let commands = Mutex<[Command]>([])
+    private let commands = Locked<[Command]>([])
     let stopping = Atomic<Bool>(false)
     /// How long the mixer thread waits for a change before it looks at its commands again: the most a switch
     /// change waits before the control is muted.

@@ -1,7 +1,7 @@
+import Locking
 import DBusBackend
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// The media players on the session bus (MPRIS, POLICY section 6b), as facts for the policy loop: each name
 /// `org.mpris.MediaPlayer2.*` with its process, its `PlaybackStatus`, its going away; and the commands the
@@ -20,7 +20,7 @@ final class PlayerBusService: Service, PlayerDriver {
     private let commands: AsyncStream<(PlayerCommand, String, Int)>
     private let commandsContinuation: AsyncStream<(PlayerCommand, String, Int)>.Continuation
     /// The players' unique names, to tell whose `PropertiesChanged` a signal is (signals carry the unique name).
-    private let owners = Mutex([String: String]())
+    private let owners = Locked([String: String]())
 
     init(connection: DBusConnection, inputs: AsyncStream<DaemonInput>.Continuation, logger: Logger) {
         self.connection = connection

@@ -1,11 +1,11 @@
 import DBusBackend
 import Logging
-import Synchronization
+import Locking
 
 /// Trouble with a platform service, logged once per kind: a stand-in or a broken service that answers every
 /// call with an error must not fill the log.
 final class TroubleLog: Sendable {
-    private let seen = Mutex(Set<String>())
+    private let seen = Locked(Set<String>())
     private let logger: Logger
 
     init(logger: Logger) {

@@ -1,6 +1,6 @@
 import AudioSessionProtocol
 import NIOCore
-import Synchronization
+import Locking
 
 /// One connection's outbox and its budget (`ConnectionBudget`): the policy loop puts messages in, the
 /// connection's writer takes them out as lines, and its reader waits here for room before it takes a request.
@@ -67,7 +67,7 @@ final class ConnectionFlow: ClientOutbox {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Called once, outside the lock, when the client is past `ConnectionBudget.unsentLimit`.
     private let overflowed: @Sendable (_ unsentBytes: Int) -> Void
 

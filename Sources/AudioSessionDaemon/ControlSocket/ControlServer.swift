@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import Locking
 import Synchronization
 
 /// The control socket: newline-delimited JSON on a Unix socket (mode 0600). Each connection's lines become
@@ -17,7 +18,7 @@ final class ControlServer: Service {
     private let group: String?
     /// Open connections, closed on shutdown so that no client keeps the daemon from exiting; nil once shutdown
     /// has closed them, so that a connection still being set up then is closed at once instead of kept.
-    private let connections = Mutex<[ClientID: any Channel]?>([:])
+    private let connections = Locked<[ClientID: any Channel]?>([:])
     private let inputs: AsyncStream<DaemonInput>.Continuation
     private let outboxes: Outboxes
     private let logger: Logger

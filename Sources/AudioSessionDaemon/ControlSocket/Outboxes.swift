@@ -1,5 +1,5 @@
 import AudioSessionProtocol
-import Synchronization
+import Locking
 
 /// Where one client's messages go: a socket connection's bounded queue (`ConnectionFlow`), or a plain stream
 /// for a client inside the daemon (the systemd notifier).
@@ -15,7 +15,7 @@ extension AsyncStream.Continuation: ClientOutbox where Element == ServerMessage 
 /// Where messages for each connected client go: the control server registers a queue per connection and
 /// writes it to the socket; the policy service puts messages in.
 final class Outboxes: Sendable {
-    private let queues = Mutex<[ClientID: any ClientOutbox]>([:])
+    private let queues = Locked<[ClientID: any ClientOutbox]>([:])
 
     func register(_ client: ClientID, _ queue: any ClientOutbox) {
         queues.withLock { $0[client] = queue }

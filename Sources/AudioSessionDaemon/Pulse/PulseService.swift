@@ -3,6 +3,7 @@ import AudioSessionScenario
 import Logging
 import PulseBackend
 import ServiceLifecycle
+import Locking
 import Synchronization
 
 /// The PulseAudio (or pipewire-pulse) side of the daemon: tells the policy what the server has, and makes the
@@ -12,18 +13,18 @@ final class PulseService: Service, StreamEnforcer {
     private let server: String?
     private let inputs: AsyncStream<DaemonInput>.Continuation
     /// How devices become ports; a reload replaces them.
-    private let rules: Mutex<PortRules>
+    private let rules: Locked<PortRules>
     /// How long ducking and its end take (duckFadeMs); a reload replaces it.
-    private let fadeMilliseconds: Mutex<Int>
+    private let fadeMilliseconds: Locked<Int>
     private let logger: Logger
     /// Where the stream journal is kept; nil: no journal.
     private let journalPath: String?
     /// The running connection's work queue; nil while disconnected (verdicts then have nothing to act on, and
     /// everything is decided anew after reconnecting).
-    private let work = Mutex<AsyncStream<PulseWork>.Continuation?>(nil)
+    private let work = Locked<AsyncStream<PulseWork>.Continuation?>(nil)
     /// Verdicts not carried out yet. The policy hands them over one by one, as it decides; the connection's
     /// loop takes all there are in one turn (`.verdicts`), so one stream-journal write covers them.
-    private let pendingVerdicts = Mutex<[(StreamOrigin, StreamVerdict)]>([])
+    private let pendingVerdicts = Locked<[(StreamOrigin, StreamVerdict)]>([])
     private let shuttingDown = Atomic<Bool>(false)
     /// Told true once connected with the inventory reported, false when the connection is lost: readiness for
     /// systemd.
@@ -41,8 +42,8 @@ final class PulseService: Service, StreamEnforcer {
         self.journalPath = journalPath
         self.server = server
         self.inputs = inputs
-        self.rules = Mutex(rules)
-        self.fadeMilliseconds = Mutex(fadeMilliseconds)
+        self.rules = Locked(rules)
+        self.fadeMilliseconds = Locked(fadeMilliseconds)
         self.logger = logger
         self.connectionChanged = connectionChanged
     }

@@ -2,6 +2,7 @@ import AudioSessionProtocol
 import Foundation
 import Logging
 import ServiceLifecycle
+import Locking
 import Synchronization
 
 /// Keeps systemd told how the daemon is (`Type=notify`): `READY=1` once the control socket listens and the
@@ -25,7 +26,7 @@ final class SystemdService: Service {
     private let logger: Logger
     /// Half the watchdog timeout: how often to ping; nil with no watchdog.
     private let watchdogInterval: Duration?
-    private let readiness: Mutex<SystemdReadiness>
+    private let readiness: Locked<SystemdReadiness>
     /// Wakes the loop for a round: the clock's ticks, and readiness changes between them. A loop that is busy
     /// keeps only the latest wake-up.
     private let wakeups: AsyncStream<Void>
@@ -45,7 +46,7 @@ final class SystemdService: Service {
         self.outboxes = outboxes
         self.logger = logger
         self.watchdogInterval = watchdogTimeout.map { $0 / 2 }
-        self.readiness = Mutex(SystemdReadiness(soundServer: soundServer ? .waiting : .notUsed))
+        self.readiness = Locked(SystemdReadiness(soundServer: soundServer ? .waiting : .notUsed))
         (wakeups, wake) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 

@@ -1,6 +1,6 @@
+import Locking
 import AudioSessionProtocol
 import Foundation
-import Synchronization
 
 /// The D-Bus face inside the daemon: a client of the policy loop like a control-socket connection (client
 /// number -1, which the control server never gives out), so a D-Bus call becomes the same `Request` that
@@ -18,7 +18,7 @@ final class FaceClient: Sendable {
 
     private let inputs: AsyncStream<DaemonInput>.Continuation
     private let outboxes: Outboxes
-    private let waiting = Mutex(Waiting())
+    private let waiting = Locked(Waiting())
     /// The daemon's status after every input that changed it (the `watch` events).
     let statuses: AsyncStream<StatusBody>
     private let statusSink: AsyncStream<StatusBody>.Continuation
