@@ -24,6 +24,13 @@ public final class PrivateSessionBus: Sendable {
         stop()
     }
 
+    /// `start` for async code, on a thread of its own: it waits for the bus, and a blocked thread of Swift's
+    /// cooperative pool (as many as cores) stalls every other task of the test process (`PrivateSoundServer`'s
+    /// async `start` says more). In an async context this overload is the one chosen.
+    public static func start(type: String = "session", everyUser: Bool = false) async throws -> PrivateSessionBus {
+        try await onThread { try start(type: type, everyUser: everyUser) as PrivateSessionBus }
+    }
+
     /// Starts a bus and returns once it accepts connections (it has printed its address).
     /// - Parameters:
     ///   - type: the bus's `<type>`, `session` or `system` (a stand-in system bus for logind).

@@ -163,6 +163,19 @@ public final class PrivateSoundServer: Sendable {
         }
     }
 
+    /// `start` for async code: on a thread of its own. Starting a server waits for it (seconds on a loaded
+    /// machine), and Swift's cooperative thread pool has as many threads as the machine has cores (two here):
+    /// blocking them in several tests at once stalled every other task of the test process, in-process daemons
+    /// included, for most of a minute. In an async context this overload is the one chosen.
+    public static func start(_ kind: Kind, extraModules: [String] = []) async throws -> PrivateSoundServer {
+        try await onThread { try start(kind, extraModules: extraModules) as PrivateSoundServer }
+    }
+
+    /// `restart` for async code, on a thread of its own (see the async `start`).
+    public func restart() async throws {
+        try await onThread { try self.restart() as Void }
+    }
+
     /// Starts the server again (stopping it first if it runs) in the same directory, at the same `pulseServer`
     /// address, with the same initial devices and `extraModules`; modules loaded since `start` are gone.
     public func restart() throws {

@@ -14,7 +14,7 @@ func measurePlayerPause(_ daemonPath: String, trials: Int, into results: inout R
         return progress("player pause not measured: mpv and mpv-mpris are not installed")
     }
     progress("player pause: a private session bus, a private PulseAudio, the daemon and mpv")
-    let bus = try PrivateSessionBus.start()
+    let bus = try await PrivateSessionBus.start()
     let busToken = Cleanup.register { bus.stop() }
     defer {
         bus.stop()

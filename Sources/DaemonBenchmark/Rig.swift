@@ -23,7 +23,7 @@ final class Rig: @unchecked Sendable {
     static let roleCork = "module-role-cork trigger_roles=phone cork_roles=music"
 
     static func start(_ name: String, extraModules: [String] = []) async throws -> Rig {
-        let server = try PrivateSoundServer.start(.pulseaudio, extraModules: extraModules)
+        let server = try await PrivateSoundServer.start(.pulseaudio, extraModules: extraModules)
         let token = Cleanup.register { server.stop() }
         do {
             return try await Rig(name: name, server: server, token: token)

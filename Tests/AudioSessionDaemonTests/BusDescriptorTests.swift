@@ -7,7 +7,7 @@ import Testing
 @Suite(.timeLimit(.minutes(4))) struct BusDescriptorTests {
     @Test func theDaemonOnABusClosesEachDescriptorOnce() async throws {
         let strace = try #require(ChildProcess.executable(named: "strace"), "strace is not installed (make deps)")
-        let bus = try PrivateSessionBus.start()
+        let bus = try await PrivateSessionBus.start()
         defer { bus.stop() }
         let directory = bus.directory
         let trace = directory + "/strace"

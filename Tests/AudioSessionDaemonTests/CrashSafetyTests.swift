@@ -207,7 +207,7 @@ import Testing
             return musicNow?.sinkIndex == speaker && musicNow?.muted == false && gameNow?.muted == true
         }
         // A restart of the sound server finds the devices again; that is not the user plugging anything in.
-        try rig.server.restart()
+        try await rig.server.restart()
         try await eventually("the selection is still the speaker after the sound server came back", within: 10) {
             try rig.control().result(Request(op: .status)).status?.selectedOutput == .speaker
         }
@@ -325,7 +325,7 @@ final class CrashRig: @unchecked Sendable {
                 "no daemon binary at \(LiveDaemon.daemonPath): build every product first (`swift build`)"
             )
         }
-        server = try PrivateSoundServer.start(kind)
+        server = try await PrivateSoundServer.start(kind)
         socket = server.directory + "/control"
         stateDirectory = server.directory + "/state"
         tone = server.directory + "/tone.wav"

@@ -24,7 +24,7 @@ struct FaceDaemon: Sendable {
         log: KeptLog? = nil,
         _ body: (FaceDaemon) async throws -> Result
     ) async throws -> Result {
-        let bus = try PrivateSessionBus.start(everyUser: everyUser)
+        let bus = try await PrivateSessionBus.start(everyUser: everyUser)
         defer { bus.stop() }
         let observer = try DBusConnection(.address(bus.address))
         defer { observer.close() }

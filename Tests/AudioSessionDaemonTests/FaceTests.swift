@@ -260,7 +260,7 @@ import Testing
     }
 
     @Test func theBuiltDaemonServesOnTheBusItIsGivenAndLeavesItWhenStopped() async throws {
-        let bus = try PrivateSessionBus.start()
+        let bus = try await PrivateSessionBus.start()
         defer { bus.stop() }
         let observer = try DBusConnection(.address(bus.address))
         defer { observer.close() }

@@ -29,7 +29,7 @@ final class LiveDaemon: @unchecked Sendable {
         guard FileManager.default.isExecutableFile(atPath: Self.daemonPath) else {
             throw LiveTestError("no daemon binary at \(Self.daemonPath): build every product first (`swift build`)")
         }
-        server = try PrivateSoundServer.start(kind, extraModules: extraModules)
+        server = try await PrivateSoundServer.start(kind, extraModules: extraModules)
         socket = server.directory + "/control"
         tone = server.directory + "/tone.wav"
         shortTone = server.directory + "/short.wav"

@@ -176,7 +176,7 @@ import Testing
         _ = try app.result(Request(op: .subscribe))
         try live.server.kill()
         #expect(try app.nextEvent().event == .mediaServicesWereLost)
-        try live.server.restart()
+        try await live.server.restart()
         #expect(try app.nextEvent().event == .mediaServicesWereReset)
         live.observer.close()
         let observer = PulseConnection(server: live.server.pulseServer, applicationName: "observer-2")

@@ -145,7 +145,7 @@ final class ReplayDaemon: @unchecked Sendable {
                 "no daemon binary at \(LiveDaemon.daemonPath): build every product first (`swift build`)"
             )
         }
-        server = try PrivateSoundServer.start(kind)
+        server = try await PrivateSoundServer.start(kind)
         socket = server.directory + "/control"
         // The daemon's grace period is `timeScale` times the scenarios' (replay --live --time-scale): the checks
         // just inside and just past it keep a margin of a second or more on a loaded machine.

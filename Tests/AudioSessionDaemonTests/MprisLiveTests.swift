@@ -142,7 +142,7 @@ final class MprisRig: @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: Self.mprisPlugin) else {
             throw LiveTestError("\(Self.mprisPlugin) is missing: install the Debian package mpv-mpris")
         }
-        bus = try PrivateSessionBus.start()
+        bus = try await PrivateSessionBus.start()
         do {
             live = try await LiveDaemon(
                 kind, arguments: daemonOnTheBus ? [] : ["--session-bus", "none"],

@@ -15,7 +15,7 @@ import Testing
     static let name = "org.mpris.MediaPlayer2.standin"
 
     @Test func aStandInPlayerThatAnswersThePauseWithAnErrorIsMutedInsteadAndLoggedOnce() async throws {
-        let bus = try PrivateSessionBus.start()
+        let bus = try await PrivateSessionBus.start()
         defer { bus.stop() }
         let live = try await LiveDaemon(.pulseaudio, environment: bus.environment, configuration: "playerTimeoutMs: 5000\n")
         defer { live.stop() }

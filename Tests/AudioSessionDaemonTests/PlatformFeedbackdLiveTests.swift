@@ -12,7 +12,7 @@ import Testing
 @Suite("The switch from the real feedbackd", .timeLimit(.minutes(3)))
 struct PlatformFeedbackdLiveTests {
     @Test func theSwitchFollowsFeedbackdsProfileAndSetsIt() async throws {
-        let bus = try PrivateSessionBus.start()
+        let bus = try await PrivateSessionBus.start()
         defer { bus.stop() }
         let live = try await LiveDaemon(.pulseaudio, arguments: ["--session-bus", bus.address, "--system-bus", "none"])
         defer { live.stop() }
@@ -83,7 +83,7 @@ struct PlatformFeedbackdLiveTests {
     }
 
     @Test func feedbackdRestartingOrAppearingLaterIsFollowed() async throws {
-        let bus = try PrivateSessionBus.start()
+        let bus = try await PrivateSessionBus.start()
         defer { bus.stop() }
         let live = try await LiveDaemon(.pulseaudio, arguments: ["--session-bus", bus.address, "--system-bus", "none"])
         defer { live.stop() }

@@ -10,7 +10,7 @@ import Testing
 @Suite("The lock from a stand-in logind", .timeLimit(.minutes(4)))
 struct PlatformLockTests {
     @Test func theLockFollowsLockedHintAndTheLockAndUnlockSignals() async throws {
-        let bus = try PrivateSessionBus.start(type: "system")
+        let bus = try await PrivateSessionBus.start(type: "system")
         defer { bus.stop() }
         let logind = try await StandInLogind(address: bus.address)
         defer { logind.close() }
@@ -29,7 +29,7 @@ struct PlatformLockTests {
     }
 
     @Test func autoFollowsLogindWithoutASessionBusAndFindsTheSessionByPID() async throws {
-        let bus = try PrivateSessionBus.start(type: "system")
+        let bus = try await PrivateSessionBus.start(type: "system")
         defer { bus.stop() }
         let logind = try await StandInLogind(address: bus.address)
         defer { logind.close() }
@@ -44,7 +44,7 @@ struct PlatformLockTests {
     }
 
     @Test func aStandInThatAnswersErrorsIsLoggedOnceAndTheDaemonRuns() async throws {
-        let bus = try PrivateSessionBus.start(type: "system")
+        let bus = try await PrivateSessionBus.start(type: "system")
         defer { bus.stop() }
         let logind = try await StandInLogind(address: bus.address, behaviour: .errors)
         defer { logind.close() }
@@ -62,7 +62,7 @@ struct PlatformLockTests {
     }
 
     @Test func aLockedHintOfTheWrongTypeIsLoggedOnceAndIgnored() async throws {
-        let bus = try PrivateSessionBus.start(type: "system")
+        let bus = try await PrivateSessionBus.start(type: "system")
         defer { bus.stop() }
         let logind = try await StandInLogind(address: bus.address, behaviour: .wrongType)
         defer { logind.close() }
@@ -91,7 +91,7 @@ struct PlatformLockTests {
 
     /// `auto` on a machine without logind (no system bus): the screensaver, also when it appears later.
     @Test func autoFollowsTheScreensaverWhenThereIsNoLogind() async throws {
-        let bus = try PrivateSessionBus.start()
+        let bus = try await PrivateSessionBus.start()
         defer { bus.stop() }
         try await PlatformDaemon.with(buses: PlatformBuses(session: bus.address)) { daemon in
             try await eventually("the daemon follows the screensaver", within: 20) {

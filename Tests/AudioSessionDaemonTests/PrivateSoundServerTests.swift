@@ -11,7 +11,7 @@ struct PrivateSoundServerTests {
         arguments: PrivateSoundServer.Kind.allCases
     )
     func lifecycle(kind: PrivateSoundServer.Kind) async throws {
-        let server = try PrivateSoundServer.start(kind)
+        let server = try await PrivateSoundServer.start(kind)
         defer { server.stop() }
         #expect(server.kind == kind)
         #expect(server.pulseServer.hasPrefix("unix:\(server.directory)/"))
@@ -58,7 +58,7 @@ struct PrivateSoundServerTests {
         try server.kill()
         #expect(!server.isAnswering())
         #expect(throws: SoundServerError.self) { try server.pactl(["info"]) }
-        try server.restart()
+        try await server.restart()
         #expect(server.isAnswering())
         #expect(server.pulseServer == address)
         #expect(try server.pactl(["info"]).contains("Server String: \(address)\n"))

@@ -115,7 +115,7 @@ import Testing
     /// server is connected (it is down at first), then STATUS= follows what plays, WATCHDOG=1 keeps pace, and
     /// SIGTERM says STOPPING=1.
     @Test func readyWaitsForSocketAndSoundServerThenStatusWatchdogAndStopping() async throws {
-        let server = try PrivateSoundServer.start(.pulseaudio)
+        let server = try await PrivateSoundServer.start(.pulseaudio)
         defer { server.stop() }
         let control = server.directory + "/control"
         let notify = try NotifyListener(path: server.directory + "/notify") { acceptsConnections(control) }
@@ -140,7 +140,7 @@ import Testing
         #expect(!notify.messages.contains { $0.has("READY=1") }, "ready without a sound server")
         #expect(notify.messages.contains { $0.has("WATCHDOG=1") }, "the watchdog is fed while starting too")
 
-        try server.restart()
+        try await server.restart()
         let ready = try await notify.first(within: 15) { $0.has("READY=1") }
         #expect(ready.at > waiting.at)
         #expect(ready.checkedAtReady == true, "READY=1 came before the control socket accepted connections")

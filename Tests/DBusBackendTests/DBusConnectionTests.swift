@@ -438,7 +438,7 @@ struct DBusConnectionTests {
     }
 
     @Test func losingTheBusFailsCallsAndEndsStreams() async throws {
-        let bus = try PrivateSessionBus.start()
+        let bus = try await PrivateSessionBus.start()
         defer { bus.stop() }
         let service = try await TestService(address: bus.address)
         defer { service.close() }

@@ -48,7 +48,7 @@ func end<Element: Sendable>(of stream: AsyncStream<Element>, _ what: String) asy
 
 /// Runs `body` with a fresh private bus, stopping it afterwards whatever happens.
 func withPrivateBus<Result>(_ body: (PrivateSessionBus) async throws -> Result) async throws -> Result {
-    let bus = try PrivateSessionBus.start()
+    let bus = try await PrivateSessionBus.start()
     defer { bus.stop() }
     return try await body(bus)
 }

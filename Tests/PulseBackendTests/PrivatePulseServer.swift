@@ -11,7 +11,7 @@ final class PrivatePulseServer: Sendable {
     private init(_ shared: PrivateSoundServer) { self.shared = shared }
 
     static func start(streamRestore: Bool = false) async throws -> PrivatePulseServer {
-        PrivatePulseServer(try PrivateSoundServer.start(.pulseaudio, extraModules: streamRestore ? ["module-stream-restore"] : []))
+        PrivatePulseServer(try await PrivateSoundServer.start(.pulseaudio, extraModules: streamRestore ? ["module-stream-restore"] : []))
     }
 
     /// Stops the server for good (SIGKILL), as a crash would.
