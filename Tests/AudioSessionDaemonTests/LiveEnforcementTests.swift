@@ -29,6 +29,34 @@ import Testing
         }
     }
 
+    /// The user sets the music's volume while the end of a duck fades it back up (a fade of 2 s, so that the
+    /// change lands inside it): the fade stops there, and the user's volume is what the stream keeps. Before,
+    /// the fade's next step wrote over it.
+    @Test(arguments: PrivateSoundServer.Kind.allCases)
+    func aVolumeTheUserSetsDuringAFadeStands(_ kind: PrivateSoundServer.Kind) async throws {
+        let live = try await LiveDaemon(kind, configuration: "duckFadeMs: 2000\n")
+        defer { live.stop() }
+        let player = try live.play(role: "music")
+        defer { player.terminate() }
+        let music = try await live.stream(role: "music")
+        try await live.observer.setSinkInputVolume(music.index, Self.seventy)
+        let ducked = Self.seventy.scaled(by: 0.25)
+        let prompt = try live.play(role: "navigation")
+        defer { prompt.terminate() }
+        try await eventually("the music is ducked") { try await live.current(music.index)?.volume == ducked }
+        prompt.stop()
+        // The fade up has begun: the volume is between the ducked one and the user's.
+        try await eventually("the fade back up has begun") {
+            let volume = try await live.current(music.index)?.volume
+            return volume.map { $0 != ducked && $0 != Self.seventy } == true
+        }
+        let fifty = PulseVolume(channels: [32768, 32768])
+        try await live.observer.setSinkInputVolume(music.index, fifty)
+        // Past the fade's end (2 s) with a second to spare, nothing of the policy's has written over it.
+        try await Task.sleep(for: .seconds(3))
+        #expect(try await live.current(music.index)?.volume == fifty)
+    }
+
     @Test(arguments: PrivateSoundServer.Kind.allCases)
     func duckingRestoresTheUsersExactVolumeAlsoAfterTheUserChangedItWhileDucked(_ kind: PrivateSoundServer.Kind) async throws {
         let live = try await LiveDaemon(kind)

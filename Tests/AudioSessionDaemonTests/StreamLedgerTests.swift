@@ -157,6 +157,20 @@ import Testing
         #expect(ledger.apply(Self.audible, to: Self.stream, device: 9) == [.mute(Self.stream, false)])
     }
 
+    /// A volume the user sets while the policy ducks (or fades) is said to be the user's, so the connection
+    /// stops a fade that would write over it; the policy's own writes coming back are nothing new.
+    @Test func aVolumeTheUserSetsIsToldApartFromThePolicysOwn() {
+        var ledger = Self.ledger()
+        Self.perform(ledger.apply(Self.ducked, to: Self.stream, device: nil), on: &ledger)
+        let written = ledger.entries[Self.stream]!.writtenVolume
+        let own = ledger.observe(Self.stream, volume: written, muted: false, device: 0, restoreKey: nil)
+        #expect(own.0 == .nothingNew)
+        let fifty = PulseVolume(channels: [32768, 32768])
+        let users = ledger.observe(Self.stream, volume: fifty, muted: false, device: 0, restoreKey: nil)
+        #expect(users.0 == .userSetVolume)
+        #expect(ledger.entries[Self.stream]?.userVolume == fifty)
+    }
+
     @Test func aMoveThePolicyAskedForIsNotHeld() {
         var ledger = Self.ledger()
         #expect(ledger.apply(Self.audible, to: Self.stream, device: 3) == [.move(Self.stream, toDevice: 3)])

@@ -84,6 +84,9 @@ struct StreamLedger: Sendable {
         /// A new stream came with the values the policy left on the app's last stream (`leftBehind`); the
         /// user's values are given back to it.
         case policyValuesTakenBack
+        /// The user (or a mixer app) set the stream's volume: it is the user's volume now, and a fade of the
+        /// policy's on the way must stop, or its next step would write over it.
+        case userSetVolume
     }
 
     // MARK: Reports
@@ -118,10 +121,12 @@ struct StreamLedger: Sendable {
         if !provisional { entry.awaitingValues = false }
         entry.restoreKey = restoreKey ?? entry.restoreKey
         var writes: [Write] = []
+        var observation = Observation.nothingNew
         if volume != entry.writtenVolume {
             entry.userVolume = volume
             entry.writtenVolume = volume
             entry.policyGain = 1
+            if !provisional { observation = .userSetVolume }
         }
         if muted != entry.writtenMuted {
             entry.userMuted = muted
@@ -133,7 +138,6 @@ struct StreamLedger: Sendable {
                 writes.append(.mute(origin, true))
             }
         }
-        var observation = Observation.nothingNew
         // PipeWire reports no device (PA_INVALID_INDEX) while it links a stream, new or moving: that is no move.
         if entry.device == Self.noDevice {
             entry.device = device

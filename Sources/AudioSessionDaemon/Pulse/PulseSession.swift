@@ -231,6 +231,7 @@ struct PulseSession {
         if observation == .policyValuesTakenBack {
             logger.info("\(origin) started with the policy's values the server kept from its app's last stream; given its user's values")
         }
+        if observation == .userSetVolume { fades[origin] = nil }
         if observation == .movedByServer {
             fades[origin] = nil
             logger.info("\(origin) moved by the server: held muted \(ContinuousClock.now - seen) after the report")
