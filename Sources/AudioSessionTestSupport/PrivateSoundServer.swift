@@ -269,11 +269,18 @@ public final class PrivateSoundServer: Sendable {
         append(UInt16(16))  // bits per sample
         append("data")
         append(UInt32(dataSize))
+        // The samples into one buffer, appended at once: appending them one by one (a generic call per sample,
+        // in a debug build) took seconds for a minute of tone, on a thread of Swift's cooperative pool, and
+        // several live tests starting together stalled the whole test process with it.
         let step = 2 * Double.pi * frequency / Double(sampleRate)
-        for frame in 0..<frames {
-            let sample = Int16((sin(step * Double(frame)) * 0.5 * Double(Int16.max)).rounded())
-            for _ in 0..<channels { append(sample) }
+        var samples = [Int16](repeating: 0, count: frames * channels)
+        samples.withUnsafeMutableBufferPointer { buffer in
+            for frame in 0..<frames {
+                let sample = Int16((sin(step * Double(frame)) * 0.5 * Double(Int16.max)).rounded()).littleEndian
+                for channel in 0..<channels { buffer[frame * channels + channel] = sample }
+            }
         }
+        samples.withUnsafeBytes { wav.append(contentsOf: $0) }
         do {
             try wav.write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
