@@ -32,13 +32,13 @@ import Testing
         try await replay(file, on: .pipewire)
     }
 
-    /// A scenario with `mediaServices:` or with a player is skipped with its reason, counted apart, and fails
-    /// nothing.
+    /// A scenario with `mediaServices:`, or with a player mpv cannot be, is skipped with its reason, counted
+    /// apart, and fails nothing.
     @Test func skipsAreReported() async throws {
         let live = try await ReplayDaemon(.pulseaudio)
         defer { live.stop() }
         let media = "m-lost-and-reset-notify-every-session.yaml"
-        let player = "p-call-pauses-the-player-and-plays-it-after.yaml"
+        let player = "p-route-choice-ducking-switch-and-lock-never-pause.yaml"
         var output = ""
         let passed = try await LiveReplay.run(
             paths: [
@@ -52,11 +52,7 @@ import Testing
         )
         #expect(passed, "\(output)")
         #expect(output.contains("skip \(Self.path(media)): needs to kill the sound server (mediaServices steps)"))
-        #expect(
-            output.contains(
-                "skip \(Self.path(player)): players need MPRIS; not live yet (radio is declared mediaPlayer: true)"
-            )
-        )
+        #expect(output.contains("skip \(Self.path(player)): mpv plays clips with media.role music, its own, not game"))
         #expect(output.hasSuffix("1 passed, 0 failed, 2 skipped\n"), "\(output)")
     }
 
@@ -65,25 +61,15 @@ import Testing
             if case .skipped = LiveReplay.outcomeWithoutDaemon(file: Self.path($0)) { return true }
             return false
         }
-        // Players (POLICY section 6b) are driven over MPRIS, which the daemon does not do yet: each scenario with
-        // one is skipped for that reason alone.
-        let withPlayers = try Self.allFiles.filter { file in
-            try ScenarioLoader.load(path: Self.path(file)).sessions.contains(where: \.isMediaPlayer)
-        }
-        #expect(withPlayers.count >= 12)
-        for file in withPlayers {
-            guard case .skipped(let reason) = LiveReplay.outcomeWithoutDaemon(file: Self.path(file)) else {
-                Issue.record("\(file) has a player but is not skipped")
-                continue
-            }
-            #expect(reason.hasPrefix("players need MPRIS; not live yet"), "\(file): \(reason)")
-        }
         #expect(
-            skipped.filter { !withPlayers.contains($0) }.sorted() == [
+            skipped.sorted() == [
                 "a-screen-reader-is-exempt-during-a-call.yaml", "m-lost-and-reset-notify-every-session.yaml",
                 "m-nothing-activates-while-media-services-are-lost.yaml",
                 "m-reset-ends-interruptions-without-ended.yaml",
                 "o-recording-silences-other-output-but-not-a-call.yaml",
+                "p-late-answer-within-the-player-timeout-counts.yaml",
+                "p-losing-the-sound-server-pauses-no-player.yaml",
+                "p-route-choice-ducking-switch-and-lock-never-pause.yaml",
                 "u-recording-stream-keeps-an-unaware-call-alive.yaml",
             ]
         )
@@ -94,6 +80,14 @@ import Testing
         )
         let config = try ScenarioLoader.load(path: Self.path("u-recording-stream-keeps-an-unaware-call-alive.yaml"))
         #expect(LiveReplayGate.reasonToSkip(config, daemonConfig: .standard)?.contains("graceMs: 1000") == true)
+        // The player timeout is scaled with the grace (--time-scale): 250 ms here is 2 s in the daemon.
+        let late = try ScenarioLoader.load(path: Self.path("p-late-answer-within-the-player-timeout-counts.yaml"))
+        var scaled = PolicyConfig.standard
+        scaled.playerTimeoutMs *= 8
+        scaled.graceMs *= 8
+        #expect(LiveReplayGate.reasonToSkip(late, daemonConfig: scaled, timeScale: 8)?.contains("playerTimeoutMs: 1000") == true)
+        let plain = try ScenarioLoader.load(path: Self.path("p-call-pauses-the-player-and-plays-it-after.yaml"))
+        #expect(LiveReplayGate.reasonToSkip(plain, daemonConfig: scaled, timeScale: 8) == nil)
     }
 
     @Test func devicesArePluggedInAnOrderThatGivesTheDaemonTheListedPorts() {
@@ -136,6 +130,8 @@ import Testing
 /// A daemon on a private sound server, reached as `replay --live` reaches one: its socket and server address.
 final class ReplayDaemon: @unchecked Sendable {
     let server: PrivateSoundServer
+    /// The session bus the daemon follows players on (`--session-bus`): the replay's mpv players go there.
+    let bus: PrivateSessionBus
     let socket: String
     let process: Process
 
@@ -145,30 +141,42 @@ final class ReplayDaemon: @unchecked Sendable {
                 "no daemon binary at \(LiveDaemon.daemonPath): build every product first (`swift build`)"
             )
         }
-        server = try PrivateSoundServer.start(kind)
+        bus = try PrivateSessionBus.start()
+        do {
+            server = try PrivateSoundServer.start(kind)
+        } catch {
+            bus.stop()
+            throw error
+        }
         socket = server.directory + "/control"
-        // The daemon's grace period is `timeScale` times the scenarios' (replay --live --time-scale): the checks
-        // just inside and just past it keep a margin of a second or more on a loaded machine.
+        // The daemon's timers are `timeScale` times the scenarios' (replay --live --time-scale): the checks just
+        // inside and just past the grace keep a margin of a second or more on a loaded machine, and a real mpv
+        // answers the daemon's pause within the player timeout.
         let config = server.directory + "/policy.yaml"
-        try "graceMs: \(PolicyConfig.standard.graceMs * Self.timeScale)\n".write(
-            toFile: config,
-            atomically: true,
-            encoding: .utf8
-        )
-        // A state directory of its own: the daemon keeps the switch, the lock and the output pick there.
-        process = try server.spawn(
-            LiveDaemon.daemonPath,
-            [
-                "--socket", socket, "--pulse-server", server.pulseServer, "--state-dir", server.directory + "/state",
-                "--config", config,
-            ]
-        )
+        let standard = PolicyConfig.standard
+        do {
+            try "graceMs: \(standard.graceMs * Self.timeScale)\nplayerTimeoutMs: \(standard.playerTimeoutMs * Self.timeScale)\n"
+                .write(toFile: config, atomically: true, encoding: .utf8)
+            // A state directory of its own: the daemon keeps the switch, the lock and the output pick there.
+            process = try server.spawn(
+                LiveDaemon.daemonPath,
+                [
+                    "--socket", socket, "--pulse-server", server.pulseServer, "--state-dir", server.directory + "/state",
+                    "--config", config, "--session-bus", bus.address,
+                ]
+            )
+        } catch {
+            server.stop()
+            bus.stop()
+            throw error
+        }
         let socket = socket
         do {
             try await eventually("the daemon listens on \(socket)") { (try? ControlConnection(path: socket, readTimeout: .seconds(10))) != nil }
         } catch {
             await stopProcess(process)
             server.stop()
+            bus.stop()
             throw error
         }
     }
@@ -178,6 +186,7 @@ final class ReplayDaemon: @unchecked Sendable {
     var options: LiveReplayOptions {
         var config = PolicyConfig.standard
         config.graceMs *= Self.timeScale
+        config.playerTimeoutMs *= Self.timeScale
         // The limit is a safety net: a check that holds returns at once, so only a failing one waits it out. A
         // loaded machine (a build beside the tests) has stalled the server for more than the CLI's 2 s.
         return LiveReplayOptions(
@@ -185,7 +194,8 @@ final class ReplayDaemon: @unchecked Sendable {
             pulseServer: server.pulseServer,
             daemonConfig: config,
             expectTimeout: .seconds(10),
-            timeScale: Self.timeScale
+            timeScale: Self.timeScale,
+            sessionBus: bus.address
         )
     }
 
@@ -201,5 +211,6 @@ final class ReplayDaemon: @unchecked Sendable {
     func stop() {
         process.stop()
         server.stop()
+        bus.stop()
     }
 }
