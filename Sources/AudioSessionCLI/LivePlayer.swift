@@ -20,13 +20,17 @@ final class LivePlayer {
 
     var processID: Int32 { program.pid }
 
-    /// Starts mpv playing. Its stream is named as the file's `stream:` says: `application.name` through
-    /// `--audio-client-name`; its `media.role` is mpv's own (`music` without video), which `LiveReplayGate`
-    /// has checked the file asks for.
+    /// Starts mpv playing. Its stream has the file's `stream:` properties: `application.name` through
+    /// `--audio-client-name`, the others through `PULSE_PROP` (its client's properties, which the server gives
+    /// the stream where mpv sets none: mpv sets no `media.role`). `LiveReplayGate` has checked that the file
+    /// asks for no `application.process.id` (it is mpv's, for the daemon to find the player).
     init(_ spec: SessionSpec, pulseServer: String?, sessionBus: String) throws {
-        let name = spec.declaration.unawareStreamProperties?["application.name"] ?? spec.name
+        var properties = spec.declaration.unawareStreamProperties ?? [:]
+        let name = properties.removeValue(forKey: "application.name") ?? spec.name
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SESSION_BUS_ADDRESS"] = sessionBus
+        environment["PULSE_PROP"] = properties.sorted { $0.key < $1.key }.map { "\($0.key)='\($0.value)'" }
+            .joined(separator: " ")
         if let pulseServer { environment["PULSE_SERVER"] = pulseServer }
         program = try SpawnedProgram(
             [

@@ -40,17 +40,15 @@ enum LiveReplayGate {
         return nil
     }
 
-    /// A player is played live by mpv (`LivePlayer`), whose stream says only `application.name` (its
-    /// `--audio-client-name`) and `media.role: music` (mpv's own, without video): why a player's `stream:` asks
-    /// for more, or nil.
+    /// A player is played live by mpv (`LivePlayer`), its `stream:` properties given through `PULSE_PROP`:
+    /// why a player's properties cannot be, or nil.
     static func mpvCannotPlay(_ player: SessionSpec) -> String? {
         let properties = player.declaration.unawareStreamProperties ?? [:]
-        if let role = properties["media.role"], role != "music" {
-            return "mpv plays \(player.name) with media.role music, its own, not \(role)"
+        if properties["application.process.id"] != nil {
+            return "\(player.name)'s stream sets application.process.id: live it is mpv's, by which the daemon finds the player"
         }
-        let others = properties.keys.filter { $0 != "media.role" && $0 != "application.name" }.sorted()
-        if !others.isEmpty {
-            return "mpv's stream for \(player.name) has only application.name and media.role, not \(others.joined(separator: ", "))"
+        if let quoted = properties.first(where: { $0.value.contains("'") }) {
+            return "\(player.name)'s stream property \(quoted.key) has a quote, which PULSE_PROP cannot pass to mpv"
         }
         return nil
     }

@@ -20,8 +20,10 @@ extension LiveScenarioRunner {
         // a pause and a play (R4, D5).
         if try await server.connection.sinkInput(stream)?.corked == false {
             try await press("Pause", on: session)
-            try await waitForStream(.sinkInput(stream), running: false, within: Self.playerLimit)
         }
+        // A press counts once the daemon has taken the stream as paused (its pause has settled): a Play before
+        // that would not be the restart it is (R4, P4).
+        try await waitForStream(.sinkInput(stream), running: false, within: Self.playerLimit)
         try await press("Play", on: session)
         try await waitForStream(.sinkInput(stream), running: true, within: Self.playerLimit)
     }
