@@ -31,7 +31,10 @@ extension LiveScenarioRunner {
     func pausePlayer(_ session: LiveSession) async throws {
         guard let player = session.player, let stream = session.playerStream else { return }
         if player.isStopped { throw stoppedPlayerSkip(session, pressing: "pause") }
-        guard try await server.connection.sinkInput(stream)?.corked == false else {
+        // The daemon holds it paused when it is interrupted (P1, its Pause may still be on its way to mpv) or
+        // when its stream is corked (P4, unplugged): the server alone can be read before the daemon's Pause lands.
+        let interrupted = try sessionState(session)?.state == .interrupted
+        guard !interrupted, try await server.connection.sinkInput(stream)?.corked == false else {
             // The engine takes this for the user's pause (the grace starts); mpv, already paused, changes
             // nothing the daemon could see (docs/POLICY-NOTES.md).
             throw LiveSkip(
