@@ -93,6 +93,8 @@ let package = Package(
                 "AudioSessionClient", "AudioSessionPlayback", "AlsaBackend",
                 // `journal export` reads the daemon's event log.
                 "AudioSessionDaemon",
+                // `replay --live`: a scenario's players are pressed Play and Pause over MPRIS.
+                "DBusBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

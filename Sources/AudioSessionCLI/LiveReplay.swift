@@ -2,6 +2,7 @@ import ArgumentParser
 import AudioSessionPolicy
 import AudioSessionProtocol
 import AudioSessionScenario
+import DBusBackend
 import Foundation
 
 /// Where the running daemon and its sound server are, and how long to wait for them.
@@ -22,6 +23,9 @@ public struct LiveReplayOptions: Sendable {
     /// this); every `wait:` is stretched as much. On a loaded machine a scale of 4 gives the checks around a
     /// grace period a margin of a second or more on each side.
     public var timeScale: Int
+    /// The session bus the daemon follows players on (its `--session-bus`): a scenario's players are mpv on
+    /// it. Nil: scenarios with players are skipped.
+    public var sessionBus: String?
 
     public init(
         socket: String,
@@ -30,7 +34,8 @@ public struct LiveReplayOptions: Sendable {
         expectTimeout: Duration = .seconds(2),
         notificationWait: Duration = .milliseconds(300),
         notificationQuiet: Duration = .milliseconds(60),
-        timeScale: Int = 1
+        timeScale: Int = 1,
+        sessionBus: String? = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]
     ) {
         self.socket = socket
         self.pulseServer = pulseServer
@@ -39,6 +44,7 @@ public struct LiveReplayOptions: Sendable {
         self.notificationWait = notificationWait
         self.notificationQuiet = notificationQuiet
         self.timeScale = max(1, timeScale)
+        self.sessionBus = sessionBus
     }
 }
 
@@ -176,6 +182,9 @@ final class LiveWorld {
     /// The switch, the lock and the output selection before the replay; nil once they are put back and the
     /// world is closed.
     private var found: LiveReplayFound?
+    /// The replay's own connection to the session bus, for the players' Play and Pause; opened when first
+    /// needed.
+    private var bus: DBusConnection?
 
     private init(
         options: LiveReplayOptions,
@@ -208,11 +217,23 @@ final class LiveWorld {
     func close() -> [String] {
         guard let found else { return [] }
         self.found = nil
-        defer { server.close() }
+        defer {
+            server.close()
+            bus?.close()
+            bus = nil
+        }
         return putBack(found)
     }
 
     func status() throws -> StatusBody { try control.status() }
+
+    func playerBus() throws -> DBusConnection {
+        if let bus { return bus }
+        guard let address = options.sessionBus else { throw LiveScenarioRunner.noBusSkip }
+        let opened = try DBusConnection(.address(address))
+        bus = opened
+        return opened
+    }
 
     /// Loads, checks and replays one file.
     func replay(file: String, timeline: Bool, explain: Bool) async -> LiveReplay.Outcome {

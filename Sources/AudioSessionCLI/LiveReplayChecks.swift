@@ -75,8 +75,8 @@ extension LiveScenarioRunner {
         in view: LiveView
     ) -> [LiveMismatch] {
         var found: [LiveMismatch] = []
-        if case .some(.some(let port)) = expected.route, let stream = session.output,
-            let info = view.server.sinkInputs[stream.sinkInputIndex], !info.corked
+        if case .some(.some(let port)) = expected.route, let stream = session.outputIndex,
+            let info = view.server.sinkInputs[stream], !info.corked
         {
             let name = view.server.sinkNames[info.sinkIndex] ?? "#\(info.sinkIndex)"
             if LiveSoundServer.port(ofDeviceNamed: name, isSink: true) != port {
@@ -115,6 +115,9 @@ extension LiveScenarioRunner {
         }
         if let input = expected.input, input != .none {
             found.append(LiveMismatch(field: "input", expected: input.rawValue, actual: "none"))
+        }
+        if expected.mediaPlayer == .playing {
+            found.append(LiveMismatch(field: "mediaPlayer", expected: "playing", actual: "paused (no stream yet)"))
         }
         let unreadable: [(String, Bool)] = [
             ("route", expected.route != nil), ("inputRoute", expected.inputRoute != nil),

@@ -7,11 +7,11 @@ enum LiveReplayGate {
     /// Why `scenario` cannot run against a daemon that runs with `daemonConfig`; nil when it can.
     /// With `timeScale`, the daemon's timers are that many times the scenario's.
     static func reasonToSkip(_ scenario: Scenario, daemonConfig: PolicyConfig, timeScale: Int = 1) -> String? {
-        if let player = scenario.sessions.first(where: \.isMediaPlayer) {
-            return "players need MPRIS; not live yet (\(player.name) is declared mediaPlayer: true)"
-        }
         if scenario.steps.contains(where: { $0.action == .mediaServicesLost || $0.action == .mediaServicesReset }) {
             return "needs to kill the sound server (mediaServices steps)"
+        }
+        for player in scenario.sessions where player.isMediaPlayer {
+            if let reason = mpvCannotPlay(player) { return reason }
         }
         // D8: the daemon exempts an app of its socket by the program it runs, never by its name; the replay's
         // sessions are all audiosessionctl.
@@ -20,6 +20,7 @@ enum LiveReplayGate {
         }
         var daemonTimes = daemonConfig
         daemonTimes.graceMs = daemonConfig.graceMs / max(1, timeScale)
+        daemonTimes.playerTimeoutMs = daemonConfig.playerTimeoutMs / max(1, timeScale)
         let differences = differences(scenario.config, daemonTimes)
         if !differences.isEmpty {
             return "sets policy config the running daemon does not have (\(differences.joined(separator: ", ")))"
@@ -35,6 +36,19 @@ enum LiveReplayGate {
         if LivePorts.plugOrder(for: device) == nil {
             return "no real devices make the device lists (\(device)): a headset brings headsetMic, and bluetoothHFP "
                 + "and usbAudio are both an output and an input"
+        }
+        return nil
+    }
+
+    /// A player is played live by mpv (`LivePlayer`), its `stream:` properties given through `PULSE_PROP`:
+    /// why a player's properties cannot be, or nil.
+    static func mpvCannotPlay(_ player: SessionSpec) -> String? {
+        let properties = player.declaration.unawareStreamProperties ?? [:]
+        if properties["application.process.id"] != nil {
+            return "\(player.name)'s stream sets application.process.id: live it is mpv's, by which the daemon finds the player"
+        }
+        if let quoted = properties.first(where: { $0.value.contains("'") }) {
+            return "\(player.name)'s stream property \(quoted.key) has a quote, which PULSE_PROP cannot pass to mpv"
         }
         return nil
     }

@@ -20,7 +20,7 @@ extension LiveScenarioRunner {
     func number(of session: LiveSession, in status: StatusBody? = nil) throws -> Int? {
         if let number = session.number, !session.isUnaware { return number }
         let origins = [
-            session.output.map { LiveStreamOrigin.sinkInput($0.sinkInputIndex) },
+            session.outputIndex.map { LiveStreamOrigin.sinkInput($0) },
             session.input.map { LiveStreamOrigin.sourceOutput($0.sourceOutputIndex) },
         ]
         .compactMap { $0?.description }
@@ -39,7 +39,7 @@ extension LiveScenarioRunner {
     /// What the server makes of a session's output stream: none when paused or never started, silent when
     /// muted, ducked when below the user's volume, else audible.
     func serverOutput(of session: LiveSession, in reading: LiveSoundServer.Reading) -> OutputSummary {
-        guard let stream = session.output, let info = reading.sinkInputs[stream.sinkInputIndex], !info.corked else {
+        guard let stream = session.outputIndex, let info = reading.sinkInputs[stream], !info.corked else {
             return .none
         }
         if info.muted { return .silent }
@@ -49,6 +49,14 @@ extension LiveScenarioRunner {
             if info.volume.average > user.average { session.userVolume = info.volume }
         }
         return .audible
+    }
+
+    /// A player plays while its mpv's stream runs (not corked), as the engine has it; paused otherwise.
+    func playerState(of session: LiveSession, in reading: LiveSoundServer.Reading) -> MediaPlayerState {
+        guard let stream = session.playerStream, let info = reading.sinkInputs[stream], !info.corked else {
+            return .paused
+        }
+        return .playing
     }
 
     func serverInput(of session: LiveSession, in reading: LiveSoundServer.Reading) -> InputSummary {
@@ -80,7 +88,8 @@ extension LiveScenarioRunner {
             routeReason: nil,
             isOtherAudioPlaying: body.isOtherAudioPlaying,
             secondaryAudioShouldBeSilencedHint: body.secondaryAudioShouldBeSilencedHint,
-            interruptedBy: []
+            interruptedBy: [],
+            mediaPlayer: session.isPlayer ? playerState(of: session, in: view.server) : nil
         )
     }
 
@@ -91,7 +100,7 @@ extension LiveScenarioRunner {
         }
         var lines = try world.control.call(.make(.explain) { $0.session = String(number) }).result?.explanation ?? []
         if let reading = view?.server {
-            if let stream = session.output, let info = reading.sinkInputs[stream.sinkInputIndex] {
+            if let stream = session.outputIndex, let info = reading.sinkInputs[stream] {
                 let sink = reading.sinkNames[info.sinkIndex] ?? "#\(info.sinkIndex)"
                 lines.append(
                     "the server: sink-input \(info.index) on \(sink), volume \(info.volume) (user's \(session.userVolume?.description ?? "?")), \(info.muted ? "muted" : "unmuted"), \(info.corked ? "corked" : "running")"

@@ -14,6 +14,8 @@ final class LiveScenarioRunner {
     /// The port lists the daemon must have: `device:`, then each connect and disconnect.
     var ports = LivePorts.Lists()
     var failures: [StepFailure] = []
+    /// Why the replay stopped at a step that cannot be done live; the scenario is then skipped.
+    var skippedAt: String?
     var timeline: [TimelineRow] = []
 
     init(_ scenario: Scenario, world: LiveWorld, timeline: Bool, explain: Bool) {
@@ -61,6 +63,7 @@ final class LiveScenarioRunner {
                 break
             }
             await perform(step)
+            if let skippedAt { return .skipped(skippedAt) }
         }
         return .replayed(result())
     }
@@ -129,6 +132,8 @@ final class LiveScenarioRunner {
             if !step.action.checksItsOwnError { checkError(reply, at: step) }
             for session in sessions { try session.collect() }
             if recordsTimeline { try await recordRow(after: step, error: reply) }
+        } catch let skip as LiveSkip {
+            skippedAt = "line \(step.location.line): \(skip)"
         } catch {
             failures.append(
                 StepFailure(

@@ -17,6 +17,12 @@ final class LiveSession {
     var number: Int?
     var output: PulsePlaybackStream?
     var outputCorked = false
+    /// A player's mpv (`mediaPlayer: true`), from its first `play:`; its stream is `playerStream`.
+    var player: LivePlayer?
+    /// The sink-input of the player's mpv, once the server has it.
+    var playerStream: UInt32?
+    /// The player's MPRIS name, as the daemon found it (`player` in its status).
+    var playerBusName: String?
     /// The output stream's volume before the policy touched it: the user's, which ducking scales.
     var userVolume: PulseVolume?
     var input: PulseRecordStream?
@@ -27,6 +33,9 @@ final class LiveSession {
     var receivedThisStep: [Event] = []
 
     var name: String { spec.name }
+    var isPlayer: Bool { spec.isMediaPlayer }
+    /// The sink-input its output plays through: the replay's own stream, or its player's mpv's.
+    var outputIndex: UInt32? { output?.sinkInputIndex ?? playerStream }
     var isUnaware: Bool { spec.isUnaware }
     var id: SessionID { SessionID(index) }
 
@@ -79,8 +88,11 @@ final class LiveSession {
     func close() {
         output?.close()
         input?.close()
+        player?.stop()
         output = nil
         input = nil
+        player = nil
+        playerStream = nil
         connection = nil
     }
 }

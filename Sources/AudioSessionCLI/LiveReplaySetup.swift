@@ -67,6 +67,10 @@ extension LiveScenarioRunner {
     /// Each session as declared: aware ones say hello with their category; unaware ones appear with their
     /// first stream.
     func declareSessions() throws {
+        if scenario.sessions.contains(where: \.isMediaPlayer) {
+            if options.sessionBus == nil { throw Self.noBusSkip }
+            if let missing = LivePlayer.missingParts() { throw LiveSkip(missing) }
+        }
         for (index, spec) in scenario.sessions.enumerated() {
             let session = try LiveSession(spec: spec, index: index, socket: options.socket)
             sessions.append(session)

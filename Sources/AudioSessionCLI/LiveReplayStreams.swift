@@ -4,6 +4,7 @@ import PulseBackend
 /// daemon has seen it.
 extension LiveScenarioRunner {
     func play(_ session: LiveSession) async throws {
+        if session.isPlayer { return try await playPlayer(session) }
         if let stream = session.output {
             // A restart the daemon can see: corked first if it runs (a pause and a play restart it, R4, D5).
             if !session.outputCorked {
@@ -29,6 +30,7 @@ extension LiveScenarioRunner {
     }
 
     func pause(_ session: LiveSession) async throws {
+        if session.isPlayer { return try await pausePlayer(session) }
         guard let stream = session.output, !session.outputCorked else { return }
         try await stream.cork(true)
         session.outputCorked = true
@@ -66,12 +68,12 @@ extension LiveScenarioRunner {
 
     /// Waits until the daemon has seen the stream start or pause, so that what follows meets the daemon where
     /// the engine would be.
-    func waitForStream(_ stream: LiveStreamOrigin, running: Bool) async throws {
-        let seen = try await poll(within: .seconds(3)) {
+    func waitForStream(_ stream: LiveStreamOrigin, running: Bool, within limit: Duration = .seconds(3)) async throws {
+        let seen = try await poll(within: limit) {
             let found = try self.world.status().streams.first { $0.origin == stream.description }
             return running ? found?.running == true : found?.running != true
         }
-        if !seen { throw CLIError("the daemon did not see \(stream) \(running ? "start" : "pause") within 3 s") }
+        if !seen { throw CLIError("the daemon did not see \(stream) \(running ? "start" : "pause") within \(limit)") }
     }
 }
 

@@ -43,15 +43,23 @@ struct ReplayCommand: ControlCommand {
 
     @Option(
         help: ArgumentHelp(
-            "With --live: the daemon runs with timers N times the scenarios' (graceMs N x 500): waits are stretched N times.",
+            "With --live: the daemon runs with timers N times the scenarios' (graceMs N x 500, playerTimeoutMs N x 250): waits are stretched N times.",
             valueName: "N"
         )
     )
     var timeScale: Int = 1
 
+    @Option(
+        help: ArgumentHelp(
+            "With --live: the session bus the daemon follows players on; the scenarios' players are mpv there (default: $DBUS_SESSION_BUS_ADDRESS).",
+            valueName: "addr"
+        )
+    )
+    var sessionBus: String?
+
     func validate() throws {
-        if !live && (socket != nil || pulseServer != nil || timeScale != 1) {
-            throw ValidationError("--socket, --pulse-server and --time-scale go with --live")
+        if !live && (socket != nil || pulseServer != nil || timeScale != 1 || sessionBus != nil) {
+            throw ValidationError("--socket, --pulse-server, --session-bus and --time-scale go with --live")
         }
         guard (1...100).contains(timeScale) else {
             throw ValidationError("--time-scale must be a whole number from 1 to 100, not \(timeScale)")
@@ -67,6 +75,8 @@ struct ReplayCommand: ControlCommand {
             if let pulseServer { options.pulseServer = pulseServer }
             options.timeScale = timeScale
             options.daemonConfig.graceMs *= timeScale
+            options.daemonConfig.playerTimeoutMs *= timeScale
+            if let sessionBus { options.sessionBus = sessionBus }
             let passed = try LiveReplay.runBlocking(
                 paths: paths,
                 options: options,

@@ -117,11 +117,14 @@ public struct SessionStateBody: Sendable, Equatable, Codable {
     public var secondaryAudioShouldBeSilencedHint: Bool
     /// Why the session is in its state, e.g. "interrupted by phone (A6)".
     public var because: String
+    /// The MPRIS name of the player the daemon drives for this unaware app (POLICY section 6b), once it has
+    /// matched one to its streams; absent otherwise.
+    public var player: String?
 
     public init(
         session: Int, app: String, category: Category, mode: Mode, options: [String], call: Bool, unaware: Bool,
         state: SessionState, appState: AppState, output: OutputSummary, input: InputSummary, currentRoute: RouteBody,
-        isOtherAudioPlaying: Bool, secondaryAudioShouldBeSilencedHint: Bool, because: String
+        isOtherAudioPlaying: Bool, secondaryAudioShouldBeSilencedHint: Bool, because: String, player: String? = nil
     ) {
         self.session = session
         self.app = app
@@ -138,6 +141,7 @@ public struct SessionStateBody: Sendable, Equatable, Codable {
         self.isOtherAudioPlaying = isOtherAudioPlaying
         self.secondaryAudioShouldBeSilencedHint = secondaryAudioShouldBeSilencedHint
         self.because = because
+        self.player = player
     }
 }
 

@@ -29,12 +29,12 @@ import Testing
         }
     }
 
-    /// The user sets the music's volume while the end of a duck fades it back up (a fade of 2 s, so that the
-    /// change lands inside it): the fade stops there, and the user's volume is what the stream keeps. Before,
-    /// the fade's next step wrote over it.
+    /// The user sets the music's volume while the end of a duck fades it back up (a fade of 6 s, so that the
+    /// change lands inside it also when a loaded machine looks late): the fade stops there, and the user's volume
+    /// is what the stream keeps. Before, the fade's next step wrote over it.
     @Test(arguments: PrivateSoundServer.Kind.allCases)
     func aVolumeTheUserSetsDuringAFadeStands(_ kind: PrivateSoundServer.Kind) async throws {
-        let live = try await LiveDaemon(kind, configuration: "duckFadeMs: 2000\n")
+        let live = try await LiveDaemon(kind, configuration: "duckFadeMs: 6000\n")
         defer { live.stop() }
         let player = try live.play(role: "music")
         defer { player.terminate() }
@@ -52,8 +52,8 @@ import Testing
         }
         let fifty = PulseVolume(channels: [32768, 32768])
         try await live.observer.setSinkInputVolume(music.index, fifty)
-        // Past the fade's end (2 s) with a second to spare, nothing of the policy's has written over it.
-        try await Task.sleep(for: .seconds(3))
+        // Past the fade's end (6 s) with a second to spare, nothing of the policy's has written over it.
+        try await Task.sleep(for: .seconds(7))
         #expect(try await live.current(music.index)?.volume == fifty)
     }
 

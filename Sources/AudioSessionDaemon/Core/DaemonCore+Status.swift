@@ -20,7 +20,8 @@ extension DaemonCore {
             currentRoute: RouteBody(output: snapshot.route.output, input: snapshot.route.input),
             isOtherAudioPlaying: snapshot.isOtherAudioPlaying,
             secondaryAudioShouldBeSilencedHint: snapshot.secondaryAudioShouldBeSilencedHint,
-            because: explainer.describe(snapshot.stateReason)
+            because: explainer.describe(snapshot.stateReason),
+            player: players.busName(of: session)
         )
     }
 
