@@ -108,15 +108,7 @@ func within<Result: Sendable>(
     _ what: String,
     _ body: @escaping @Sendable () async throws -> Result
 ) async throws -> Result {
-    try await withThrowingTaskGroup(of: Result.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            throw FaceTestError("timed out waiting for \(what)")
-        }
-        defer { group.cancelAll() }
-        return try await group.next()!
-    }
+    try await withTimeout(seconds, what, body)
 }
 
 /// The first change of `changes` whose properties satisfy `condition`, within a safety limit.

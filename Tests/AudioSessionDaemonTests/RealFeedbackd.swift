@@ -39,7 +39,7 @@ final class RealFeedbackd: Sendable {
         )
         let feedbackd = RealFeedbackd(process: process)
         do {
-            try await withTimeoutInSeconds(20, "feedbackd to own \(FeedbackdNames.name)") {
+            try await withTimeout(20, "feedbackd to own \(FeedbackdNames.name)") {
                 for await change in owners where change.newOwner != nil { return }
                 throw LiveTestError("the bus went away before feedbackd came")
             }
@@ -59,19 +59,3 @@ enum FeedbackdNames {
     static let interface = "org.sigxcpu.Feedback"
 }
 
-/// Runs `body`, failing after `seconds` (a safety limit).
-func withTimeoutInSeconds<Result: Sendable>(
-    _ seconds: Double,
-    _ what: String,
-    _ body: @escaping @Sendable () async throws -> Result
-) async throws -> Result {
-    try await withThrowingTaskGroup(of: Result.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            throw LiveTestError("timed out after \(seconds) s waiting for \(what)")
-        }
-        defer { group.cancelAll() }
-        return try await group.next()!
-    }
-}

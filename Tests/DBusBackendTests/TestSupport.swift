@@ -3,28 +3,6 @@ import DBusBackend
 import Foundation
 import Locking
 
-struct TimedOut: Error, CustomStringConvertible {
-    let what: String
-    var description: String { "timed out waiting for \(what)" }
-}
-
-/// Runs `body`, failing with `TimedOut` after `seconds` (a safety limit, never the thing tested).
-func withTimeout<Result: Sendable>(
-    _ seconds: Double,
-    _ what: String,
-    _ body: @escaping @Sendable () async throws -> Result
-) async throws -> Result {
-    try await withThrowingTaskGroup(of: Result.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            throw TimedOut(what: what)
-        }
-        defer { group.cancelAll() }
-        return try await group.next()!
-    }
-}
-
 /// The first element of `stream` that matches, within a safety limit.
 func first<Element: Sendable>(
     _ stream: AsyncStream<Element>,

@@ -1,3 +1,4 @@
+import AudioSessionTestSupport
 import PulseBackend
 import Testing
 

@@ -1,27 +1,6 @@
+import AudioSessionTestSupport
 import PulseBackend
 import Locking
-
-struct TimedOut: Error, CustomStringConvertible {
-    let what: String
-    var description: String { "timed out waiting for \(what)" }
-}
-
-/// Runs `body`, failing with `TimedOut` after `seconds`.
-func withTimeout<Result: Sendable>(
-    _ seconds: Double,
-    _ what: String,
-    _ body: @escaping @Sendable () async throws -> Result
-) async throws -> Result {
-    try await withThrowingTaskGroup(of: Result.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            throw TimedOut(what: what)
-        }
-        defer { group.cancelAll() }
-        return try await group.next()!
-    }
-}
 
 /// Records a connection's events from the moment it is made, for tests to wait on.
 final class EventRecorder: Sendable {
