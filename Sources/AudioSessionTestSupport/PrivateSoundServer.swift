@@ -269,10 +269,22 @@ public final class PrivateSoundServer: Sendable {
         append(UInt16(16))  // bits per sample
         append("data")
         append(UInt32(dataSize))
-        // The samples into one buffer, appended at once: appending them one by one (a generic call per sample,
-        // in a debug build) took seconds for a minute of tone, on a thread of Swift's cooperative pool, and
-        // several live tests starting together stalled the whole test process with it.
-        let step = 2 * Double.pi * frequency / Double(sampleRate)
+        wav.append(toneSamples(frames: frames, channels: channels, step: 2 * Double.pi * frequency / Double(sampleRate)))
+        do {
+            try wav.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw SoundServerError(code: .commandFailed, message: "cannot write the tone \(path): \(error)")
+        }
+    }
+
+    /// The samples of a tone, computed once per process for each length and pitch: tests start many servers
+    /// with the same tones, and computing them (a fraction of a second each in a debug build, seconds when
+    /// several start together) ran on a thread of Swift's cooperative pool, which has only as many threads as
+    /// cores: live tests starting together stalled the whole test process with it (one sample at a time it was
+    /// ten times slower still).
+    private static func toneSamples(frames: Int, channels: Int, step: Double) -> Data {
+        let key = ToneKey(frames: frames, channels: channels, step: step)
+        if let known = tones.withLock({ $0[key] }) { return known }
         var samples = [Int16](repeating: 0, count: frames * channels)
         samples.withUnsafeMutableBufferPointer { buffer in
             for frame in 0..<frames {
@@ -280,13 +292,12 @@ public final class PrivateSoundServer: Sendable {
                 for channel in 0..<channels { buffer[frame * channels + channel] = sample }
             }
         }
-        samples.withUnsafeBytes { wav.append(contentsOf: $0) }
-        do {
-            try wav.write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw SoundServerError(code: .commandFailed, message: "cannot write the tone \(path): \(error)")
-        }
+        let data = samples.withUnsafeBytes { Data($0) }
+        tones.withLock { $0[key] = data }
+        return data
     }
+
+    private static let tones = Locked<[ToneKey: Data]>([:])
 
     // MARK: - Private
 
@@ -400,4 +411,11 @@ public final class PrivateSoundServer: Sendable {
             )
         }
     }
+}
+
+/// A tone's length, channels and pitch (radians per frame), for `PrivateSoundServer`'s cache of tones.
+private struct ToneKey: Hashable, Sendable {
+    var frames: Int
+    var channels: Int
+    var step: Double
 }

