@@ -53,6 +53,20 @@ public enum ChildProcess {
         ProcessInfo.processInfo.environment.merging(overrides) { _, override in override }
     }
 
+    /// `run` for async code, on a thread of its own: waiting for a child on one of the cooperative pool's
+    /// threads (as many as cores) stalls every other task of the test process (docs/TESTING.md, "Waiting").
+    /// In an async context this overload is the one chosen.
+    public static func run(
+        _ executable: URL,
+        _ arguments: [String],
+        environment: [String: String],
+        timeout: Duration
+    ) async throws -> Output {
+        try await onThread {
+            try run(executable, arguments, environment: environment, timeout: timeout) as Output
+        }
+    }
+
     /// Runs `executable` to completion and collects its output. The output goes through files rather than
     /// pipes, so that a grandchild that keeps running (a sound server the script started) cannot hold the
     /// reading end open. A run longer than `timeout` is killed and reported as `.timedOut`.

@@ -30,7 +30,7 @@ import Testing
         defer { first.stop() }
         try await eventually("the first daemon listens on \(socket)") { answers() }
 
-        let second = try ChildProcess.run(
+        let second = try await ChildProcess.run(
             URL(fileURLWithPath: LiveDaemon.daemonPath),
             ["--no-sound-server", "--no-alsa", "--socket", socket, "--state-dir", directory + "/second"],
             environment: ProcessInfo.processInfo.environment,

@@ -134,7 +134,7 @@ struct DBusConnectionTests {
             let service = try await TestService(address: bus.address)
             defer { service.close() }
             let busctl = try #require(ChildProcess.executable(named: "busctl"), "busctl is not installed (systemd)")
-            let output = try ChildProcess.run(
+            let output = try await ChildProcess.run(
                 busctl,
                 [
                     "--address=\(bus.address)", "call", TestService.name, TestService.path, TestService.interface,
@@ -147,7 +147,7 @@ struct DBusConnectionTests {
             #expect(
                 output.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "sas \"hello\" 2 \"a\" \"b\""
             )
-            let property = try ChildProcess.run(
+            let property = try await ChildProcess.run(
                 busctl,
                 [
                     "--address=\(bus.address)", "get-property", TestService.name, TestService.path,
@@ -158,7 +158,7 @@ struct DBusConnectionTests {
             )
             #expect(property.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "i 40")
             guard let gdbus = ChildProcess.executable(named: "gdbus") else { return }
-            let answer = try ChildProcess.run(
+            let answer = try await ChildProcess.run(
                 gdbus,
                 [
                     "call", "--address", bus.address, "--dest", TestService.name, "--object-path", TestService.path,
