@@ -1,6 +1,6 @@
 import AlsaBackend
 import Foundation
-import Locking
+import Synchronization
 
 /// Records from an ALSA PCM into a WAV file on a thread of its own, through a gain ramp (a muted verdict
 /// records silence when the app applies verdicts itself).
@@ -42,7 +42,7 @@ final class CapturePump: TransportPump {
 
     /// Whether the file was finished (stopped, or its full length recorded): nothing more goes into it.
     var isFileFinished: Bool { fileFinished.withLock { $0 } }
-    private let fileFinished = Locked(false)
+    private let fileFinished = Mutex(false)
 
     var position: Int { control.orders.withLock { $0.position } }
 

@@ -1,4 +1,4 @@
-import Locking
+import Synchronization
 
 /// Carries a pump's "the end was reached" to its transport, which is made after the pump (the transport needs
 /// the pump; the pump's thread may reach the end before the transport exists, and then waits for it).
@@ -10,7 +10,7 @@ final class EndRelay: Sendable {
         var early: [(any Error)?] = []
     }
 
-    private let state = Locked(State())
+    private let state = Mutex(State())
 
     func connect(_ transport: SessionTransport, finished: String) {
         let early = state.withLock { state in

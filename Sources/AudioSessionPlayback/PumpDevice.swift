@@ -1,17 +1,17 @@
 import AlsaBackend
-import Locking
+import Synchronization
 
 /// A pump's ALSA PCM: open while the pump moves samples (paused in place while halted), closed when it stops.
 /// Only the pump's thread opens and closes it; the counts are read from anywhere.
 final class PumpDevice: Sendable {
     private let reopen: @Sendable () throws -> AlsaPCM
-    private let state: Locked<(pcm: AlsaPCM?, closedGlitches: Int)>
+    private let state: Mutex<(pcm: AlsaPCM?, closedGlitches: Int)>
 
     /// Closed until the pump first runs: an open device has a stream on the sound server, which would count
     /// as the session playing (D5) before the app has pressed play.
     init(open: @escaping @Sendable () throws -> AlsaPCM) {
         self.reopen = open
-        state = Locked((nil, 0))
+        state = Mutex((nil, 0))
     }
 
     var current: AlsaPCM? { state.withLock { $0.pcm } }

@@ -1,6 +1,6 @@
 import AlsaBackend
 import Foundation
-import Locking
+import Synchronization
 
 /// What a pump's thread is asked to do, set by the transport and read by the thread between periods. Every
 /// ALSA call is made on the pump's own thread: a PCM is not safe to drive from two threads at once.
@@ -19,7 +19,7 @@ struct PumpOrders: Sendable {
 
 /// The shared part of both pumps: the orders, and a thread that sleeps while there is nothing to do.
 final class PumpControl: Sendable {
-    let orders = Locked(PumpOrders())
+    let orders = Mutex(PumpOrders())
     private let wakeUp = DispatchSemaphore(value: 0)
     private let ended = DispatchSemaphore(value: 0)
 

@@ -1,7 +1,7 @@
 import AudioSessionClient
 import AudioSessionPolicy
 import Foundation
-import Locking
+import Synchronization
 
 /// The half of a player or recorder that obeys the session: it feeds `TransportRules` the app's play and
 /// pause, the session's notifications and the daemon's verdicts, one at a time on a queue of its own, and
@@ -13,9 +13,9 @@ final class SessionTransport: Sendable {
     /// Inputs are taken one at a time, in order, here; never on the session's connection thread, which a
     /// verdict callback runs on and which the session's own calls need free.
     private let queue = DispatchQueue(label: "audiosession.transport")
-    private let control: Locked<Control>
-    private let listeners = Locked<[AsyncStream<TransportEvent>.Continuation]>([])
-    private let watcher = Locked<Task<Void, Never>?>(nil)
+    private let control: Mutex<Control>
+    private let listeners = Mutex<[AsyncStream<TransportEvent>.Continuation]>([])
+    private let watcher = Mutex<Task<Void, Never>?>(nil)
 
     private struct Control {
         var rules: TransportRules
@@ -32,7 +32,7 @@ final class SessionTransport: Sendable {
         self.session = session
         self.direction = direction
         self.pump = pump
-        control = Locked(Control(rules: TransportRules(controls: controls, appliesGain: false)))
+        control = Mutex(Control(rules: TransportRules(controls: controls, appliesGain: false)))
         let notifications = session.notifications
         watcher.withLock {
             $0 = Task { [weak self] in
