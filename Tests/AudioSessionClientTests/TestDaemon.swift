@@ -61,14 +61,14 @@ final class TestDaemon: Sendable {
 
     /// The daemon's status, read on a control connection of its own (blocking).
     func status() throws -> StatusBody {
-        try ControlConnection(path: socketPath, readTimeout: .seconds(10)).result(Request(op: .status)).status!
+        try ControlConnection(path: socketPath, readTimeout: .seconds(60)).result(Request(op: .status)).status!
     }
 
     /// Sends one control request, such as `connectPort` (blocking).
     func control(_ op: AudioSessionProtocol.Operation, port: String) throws {
         var request = Request(op: op)
         request.port = port
-        _ = try ControlConnection(path: socketPath, readTimeout: .seconds(10)).result(request)
+        _ = try ControlConnection(path: socketPath, readTimeout: .seconds(60)).result(request)
     }
 }
 

@@ -39,7 +39,7 @@ import Testing
             )
             process.set(daemon)
             try await eventually("the daemon listens on \(socket)") {
-                (try? ControlConnection(path: self.socket, readTimeout: .seconds(10))) != nil
+                (try? ControlConnection(path: self.socket, readTimeout: .seconds(60))) != nil
             }
             try await eventually("the daemon has opened the mixer") { try self.status().volume != nil }
         }
@@ -56,7 +56,7 @@ import Testing
             server.stop()
         }
 
-        func control() throws -> ControlConnection { try ControlConnection(path: socket, readTimeout: .seconds(10)) }
+        func control() throws -> ControlConnection { try ControlConnection(path: socket, readTimeout: .seconds(60)) }
 
         func status() throws -> StatusBody { try control().status() }
 
@@ -95,7 +95,7 @@ import Testing
         #expect(try daemon.status().mixerMuted == true)
 
         // Music, a playback session the switch spares, plays through ALSA itself and reports its stream.
-        let music = try ControlConnection(path: daemon.socket, readTimeout: .seconds(10))
+        let music = try ControlConnection(path: daemon.socket, readTimeout: .seconds(60))
         _ = try music.result(Request(op: .hello))
         _ = try music.result(.make(.setCategory) { $0.category = .playback })
         _ = try music.result(

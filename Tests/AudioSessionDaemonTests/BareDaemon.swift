@@ -26,7 +26,7 @@ final class BareDaemon: @unchecked Sendable {
         let socket = socket
         do {
             try await eventually("the daemon answers on \(socket)") {
-                (try? ControlConnection(path: socket, readTimeout: .seconds(10)).result(Request(op: .status))) != nil
+                (try? ControlConnection(path: socket, readTimeout: .seconds(60)).result(Request(op: .status))) != nil
             }
         } catch {
             stop()
@@ -40,5 +40,5 @@ final class BareDaemon: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: folder)
     }
 
-    func status() throws -> StatusBody { try ControlConnection(path: socket, readTimeout: .seconds(10)).status() }
+    func status() throws -> StatusBody { try ControlConnection(path: socket, readTimeout: .seconds(60)).status() }
 }

@@ -82,7 +82,7 @@ import Testing
 
         /// A call in progress, held by this test's own connection (the daemon's user may declare calls).
         func call() throws -> ControlConnection {
-            let phone = try ControlConnection(path: socket, readTimeout: .seconds(10))
+            let phone = try ControlConnection(path: socket, readTimeout: .seconds(60))
             var hello = Request(op: .hello)
             hello.app = "phone"
             hello.call = true

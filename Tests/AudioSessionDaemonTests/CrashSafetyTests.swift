@@ -244,9 +244,9 @@ extension CrashSafetyTests {
             try ChildProcess.launch(process)
             defer { process.stop() }
             try await eventually("the daemon answers") {
-                (try? ControlConnection(path: socket, readTimeout: .seconds(10)).result(Request(op: .status))) != nil
+                (try? ControlConnection(path: socket, readTimeout: .seconds(60)).result(Request(op: .status))) != nil
             }
-            let status = try #require(try ControlConnection(path: socket, readTimeout: .seconds(10)).result(Request(op: .status)).status)
+            let status = try #require(try ControlConnection(path: socket, readTimeout: .seconds(60)).result(Request(op: .status)).status)
             #expect(status.silentSwitch == .silent, "\(name): the switch is kept")
             #expect(status.selectedOutput == nil, "\(name): no output selected")
             process.stop()
@@ -363,7 +363,7 @@ final class CrashRig: @unchecked Sendable {
         _ = daemon.waitForExit()
     }
 
-    func control() throws -> ControlConnection { try ControlConnection(path: socket, readTimeout: .seconds(10)) }
+    func control() throws -> ControlConnection { try ControlConnection(path: socket, readTimeout: .seconds(60)) }
 
     func play(app: String, role: String?) throws -> Process {
         try server.spawn(

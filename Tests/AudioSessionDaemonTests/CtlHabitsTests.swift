@@ -362,7 +362,7 @@ import Testing
     func anInterruptedReplayPutsTheDaemonBack() async throws {
         let live = try await ReplayDaemon(.pulseaudio)
         defer { live.stop() }
-        let control = try ControlConnection(path: live.socket, readTimeout: .seconds(10))
+        let control = try ControlConnection(path: live.socket, readTimeout: .seconds(60))
         _ = try control.result(.make(.setSilentSwitch) { $0.position = .silent })
         _ = try control.result(.make(.selectOutput) { $0.port = "speaker" })
         let replay = Process()
@@ -375,14 +375,14 @@ import Testing
         try replay.run()
         // Once the replay's sessions are there it is under way: SIGTERM stops it at its next step.
         try await eventually("the replay to start its sessions", within: 20) {
-            try ControlConnection(path: live.socket, readTimeout: .seconds(10)).status().sessions.count >= 2
+            try ControlConnection(path: live.socket, readTimeout: .seconds(60)).status().sessions.count >= 2
         }
         replay.terminate()
         #expect(await replay.exited(within: .seconds(20)))
         #expect(replay.terminationStatus == 128 + SIGTERM)
         let grace = Double(live.options.daemonConfig.graceMs) / 1000
         try await eventually("the replay's sessions to end", within: grace + 5) {
-            try ControlConnection(path: live.socket, readTimeout: .seconds(10)).status().sessions.isEmpty
+            try ControlConnection(path: live.socket, readTimeout: .seconds(60)).status().sessions.isEmpty
         }
         let after = try control.status()
         #expect(after.silentSwitch == .silent)
@@ -395,7 +395,7 @@ import Testing
     private func replay(_ file: String, locked: Bool) async throws -> (Bool, String, StatusBody) {
         let live = try await ReplayDaemon(.pulseaudio)
         defer { live.stop() }
-        let control = try ControlConnection(path: live.socket, readTimeout: .seconds(10))
+        let control = try ControlConnection(path: live.socket, readTimeout: .seconds(60))
         _ = try control.result(.make(.setSilentSwitch) { $0.position = .silent })
         _ = try control.result(.make(.setScreenLock) { $0.locked = locked })
         _ = try control.result(.make(.selectOutput) { $0.port = "speaker" })
@@ -412,7 +412,7 @@ import Testing
         // Unaware apps' sessions end a grace period after their last stream (stretched by the time scale).
         let grace = Double(live.options.daemonConfig.graceMs) / 1000
         try await eventually("the replay's sessions to end", within: grace + 5) {
-            try ControlConnection(path: live.socket, readTimeout: .seconds(10)).status().sessions.isEmpty
+            try ControlConnection(path: live.socket, readTimeout: .seconds(60)).status().sessions.isEmpty
         }
         return (passed, output, try control.status())
     }
@@ -441,7 +441,7 @@ extension InProcessDaemon {
 
     /// A call that interrupts others: `hello` with `call: true`, playAndRecord/voiceChat, activated.
     func call(_ app: String) throws -> ControlConnection {
-        let connection = try ControlConnection(path: socketPath, readTimeout: .seconds(10))
+        let connection = try ControlConnection(path: socketPath, readTimeout: .seconds(60))
         _ = try connection.result(
             .make(.hello) {
                 $0.app = app

@@ -166,7 +166,7 @@ import Testing
             request.count = 3
             let asked = request
             let viaSocket = try await onThread {
-                try ControlConnection(path: face.daemon.socketPath, readTimeout: .seconds(10)).result(asked).decisions
+                try ControlConnection(path: face.daemon.socketPath, readTimeout: .seconds(60)).result(asked).decisions
             }
             #expect(viaSocket?.map(\.text) == texts)
             // None: refused with the reason.

@@ -18,7 +18,7 @@ import Testing
         // Warm up: connections, sessions and status replies, so that idle includes what serving costs.
         try await onThread {
             for index in 0..<50 {
-                let client = try ControlConnection(path: daemon.socket, readTimeout: .seconds(10))
+                let client = try ControlConnection(path: daemon.socket, readTimeout: .seconds(60))
                 var hello = Request(op: .hello)
                 hello.app = "warm-up-\(index)"
                 _ = try client.result(hello)
@@ -49,7 +49,7 @@ import Testing
         let requests = 2000
         let (wrote, peak, answered, replies) = try await onThread {
             let held = try (0..<10).map { index in
-                let client = try ControlConnection(path: daemon.socket, readTimeout: .seconds(10))
+                let client = try ControlConnection(path: daemon.socket, readTimeout: .seconds(60))
                 var hello = Request(op: .hello)
                 hello.app = "held-session-\(index)"
                 _ = try client.result(hello)
@@ -99,7 +99,7 @@ import Testing
         let (ducked, toggles, audible, sessions) = try await onThread {
             // The music mixes with others, so the nonmixable player below does not interrupt it; it reads its
             // stream's verdicts and is not subscribed to anything else.
-            let music = try ControlConnection(path: daemon.socket, readTimeout: .seconds(10))
+            let music = try ControlConnection(path: daemon.socket, readTimeout: .seconds(60))
             var hello = Request(op: .hello)
             hello.app = "music"
             _ = try music.result(hello)
@@ -123,7 +123,7 @@ import Testing
 
             // A nonmixable player comes and goes: each time the flooder gets a hint (A7) it does not read, until
             // the daemon holds a megabyte of them and closes its connection (at most 60 s).
-            let player = try ControlConnection(path: daemon.socket, readTimeout: .seconds(10))
+            let player = try ControlConnection(path: daemon.socket, readTimeout: .seconds(60))
             hello.app = "player"
             _ = try player.result(hello)
             category.options = []
@@ -154,7 +154,7 @@ import Testing
         let (statuses, answer) = try await onThread {
             // 30 sessions: each status is some 10 KB; 400 inputs make 4 MB of them.
             let held = try (0..<30).map { index in
-                let client = try ControlConnection(path: daemon.socket, readTimeout: .seconds(10))
+                let client = try ControlConnection(path: daemon.socket, readTimeout: .seconds(60))
                 var hello = Request(op: .hello)
                 hello.app = "held-session-\(index)"
                 _ = try client.result(hello)
@@ -162,7 +162,7 @@ import Testing
             }
             let watcher = try RawSocketClient(path: daemon.socket)
             _ = try watcher.write("{\"id\":1,\"op\":\"watch\"}\n")
-            let player = try ControlConnection(path: daemon.socket, readTimeout: .seconds(10))
+            let player = try ControlConnection(path: daemon.socket, readTimeout: .seconds(60))
             var hello = Request(op: .hello)
             hello.app = "player"
             _ = try player.result(hello)

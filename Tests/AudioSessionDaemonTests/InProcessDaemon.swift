@@ -68,7 +68,7 @@ struct InProcessDaemon: Sendable {
     )
         throws -> ControlConnection
     {
-        let connection = try ControlConnection(path: socketPath, readTimeout: .seconds(10))
+        let connection = try ControlConnection(path: socketPath, readTimeout: .seconds(60))
         var hello = Request(op: .hello)
         hello.app = app
         _ = try connection.result(hello)
@@ -81,10 +81,10 @@ struct InProcessDaemon: Sendable {
     }
 
     /// The daemon's status, read on a connection of its own.
-    func status() throws -> StatusBody { try ControlConnection(path: socketPath, readTimeout: .seconds(10)).status() }
+    func status() throws -> StatusBody { try ControlConnection(path: socketPath, readTimeout: .seconds(60)).status() }
 
     /// Waits (up to `seconds`) until the status satisfies `condition`; false if it never did.
-    func waitForStatus(seconds: Double = 15, _ condition: (StatusBody) -> Bool) throws -> Bool {
+    func waitForStatus(seconds: Double = 60, _ condition: (StatusBody) -> Bool) throws -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition(try status()) { return true }

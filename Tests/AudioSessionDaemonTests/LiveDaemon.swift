@@ -55,7 +55,7 @@ final class LiveDaemon: @unchecked Sendable {
         do {
             try await observer.connect()
             let socket = socket
-            try await eventually("the daemon listens on \(socket)") { (try? ControlConnection(path: socket, readTimeout: .seconds(10))) != nil }
+            try await eventually("the daemon listens on \(socket)") { (try? ControlConnection(path: socket, readTimeout: .seconds(60))) != nil }
         } catch {
             stop()
             throw error
@@ -77,7 +77,7 @@ final class LiveDaemon: @unchecked Sendable {
         return (try? String(contentsOfFile: server.directory + "/" + log, encoding: .utf8)) ?? ""
     }
 
-    func client() throws -> ControlConnection { try ControlConnection(path: socket, readTimeout: .seconds(10)) }
+    func client() throws -> ControlConnection { try ControlConnection(path: socket, readTimeout: .seconds(60)) }
 
     /// Plays `file` (the long tone by default) as an app that knows nothing of audio sessions.
     func play(role: String, file: String? = nil, properties: String = "") throws -> Process {

@@ -217,7 +217,7 @@ final class ReplayDaemon: @unchecked Sendable {
         }
         let socket = socket
         do {
-            try await eventually("the daemon listens on \(socket)") { (try? ControlConnection(path: socket, readTimeout: .seconds(10))) != nil }
+            try await eventually("the daemon listens on \(socket)") { (try? ControlConnection(path: socket, readTimeout: .seconds(60))) != nil }
         } catch {
             await stopProcess(process)
             server.stop()

@@ -52,7 +52,7 @@ struct PlatformDaemon: Sendable {
         return try result.get()
     }
 
-    func status() throws -> StatusBody { try ControlConnection(path: socketPath, readTimeout: .seconds(10)).status() }
+    func status() throws -> StatusBody { try ControlConnection(path: socketPath, readTimeout: .seconds(60)).status() }
 
     /// Runs `audiosessionctl ARGUMENTS --socket PATH` in this process.
     func ctl(_ arguments: [String]) async throws -> CtlResult {

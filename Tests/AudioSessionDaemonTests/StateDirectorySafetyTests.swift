@@ -177,7 +177,7 @@ import Testing
             try ChildProcess.launch(process)
             defer { process.stop() }
             try await eventually("the daemon serves from \(state)") {
-                (try? ControlConnection(path: socket, readTimeout: .seconds(10)).result(Request(op: .status))) != nil
+                (try? ControlConnection(path: socket, readTimeout: .seconds(60)).result(Request(op: .status))) != nil
             }
             #expect(FileManager.default.fileExists(atPath: state + "/lock"))
             process.stop()
