@@ -364,18 +364,7 @@ public final class PrivateSoundServer: Sendable {
 
     /// A new directory; in /tmp when TMPDIR is so long that the server's socket path would not fit.
     private static func makeTemporaryDirectory(prefix: String) throws -> String {
-        var base = FileManager.default.temporaryDirectory.path
-        while base.count > 1 && base.hasSuffix("/") { base.removeLast() }
-        if base.count > 60 { base = "/tmp" }
-        var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
-        let created = template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!) }
-        guard created != nil else {
-            throw SoundServerError(
-                code: .startFailed,
-                message: "cannot create a directory in \(base): \(String(cString: strerror(errno)))"
-            )
-        }
-        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        try FileManager.default.makeTemporaryDirectory(prefix: prefix)
     }
 
     /// Runs the sound-server script with `arguments`; `what` says what for, in errors.
