@@ -95,6 +95,7 @@ echo "run-examples: podcast-player ended $took ms after Ctrl-C while playing"
 podcast_pid=""
 
 # Each example's ALSA stream on the server belongs to its own session: none was ever taken for an unaware app.
-if grep -q "unaware app" "$work/daemon.log"; then fail "an example's stream was taken for an unaware app's"; fi
+# (The line the daemon logs when it classifies a stream it cannot place, DaemonCore+Sound.swift: U1.)
+if grep -q ": unaware app, classified as" "$work/daemon.log"; then fail "an example's stream was taken for an unaware app's"; fi
 echo "run-examples: all three examples did what they show"
 for log in podcast navigation voip podcast-playing; do echo "----- $log"; cat "$work/$log.log"; done
