@@ -1,3 +1,4 @@
+import Locking
 import Foundation
 
 /// Running the sound-server script, `pactl` and test clients: executables are found on PATH and get their

@@ -1,3 +1,4 @@
+import Locking
 import AlsaBackend
 import AudioSessionTestSupport
 import Foundation

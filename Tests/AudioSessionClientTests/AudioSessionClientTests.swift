@@ -1,3 +1,4 @@
+import Locking
 import AudioSessionClient
 import AudioSessionPolicy
 import AudioSessionProtocol

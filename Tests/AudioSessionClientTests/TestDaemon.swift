@@ -59,12 +59,22 @@ final class TestDaemon: Sendable {
         _ = await task.result
     }
 
-    /// The daemon's status, read on a control connection of its own (blocking).
+    /// The daemon's status, read on a control connection of its own, on a thread of its own.
+    func status() async throws -> StatusBody { try await onThread { try self.status() } }
+
+    /// The same, blocking (inside `onThread`).
+    @available(*, noasync, message: "it blocks until the daemon in this process answers, which needs the pool this would hold: await the async one")
     func status() throws -> StatusBody {
         try ControlConnection(path: socketPath, readTimeout: .seconds(60)).result(Request(op: .status)).status!
     }
 
-    /// Sends one control request, such as `connectPort` (blocking).
+    /// Sends one control request, such as `connectPort`, on a thread of its own.
+    func control(_ op: AudioSessionProtocol.Operation, port: String) async throws {
+        try await onThread { try self.control(op, port: port) }
+    }
+
+    /// The same, blocking (inside `onThread`).
+    @available(*, noasync, message: "it blocks until the daemon in this process answers, which needs the pool this would hold: await the async one")
     func control(_ op: AudioSessionProtocol.Operation, port: String) throws {
         var request = Request(op: op)
         request.port = port
@@ -100,7 +110,8 @@ final class Collected<Element: Sendable>: Sendable {
     var values: [Element] { elements.withLock { $0 } }
 }
 
-/// Polls `condition` (blocking) until it holds or `seconds` pass.
+/// Polls `condition` (blocking: inside `onThread`) until it holds or `seconds` pass.
+@available(*, noasync, message: "it blocks its thread while it polls: await the async one")
 func eventually(seconds: Double = 5, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {

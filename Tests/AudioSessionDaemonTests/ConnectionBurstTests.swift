@@ -1,3 +1,4 @@
+import Locking
 import AudioSessionTestSupport
 import Foundation
 import Testing

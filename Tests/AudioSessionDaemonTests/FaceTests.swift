@@ -1,3 +1,4 @@
+import Locking
 import AudioSessionDaemon
 import AudioSessionProtocol
 import AudioSessionTestSupport
@@ -54,7 +55,7 @@ import Testing
             #expect(set.status == 0, "\(set.standardError)")
             let toSilent = try await firstChange(changes, "SilentSwitch silent") { $0["SilentSwitch"] != nil }
             #expect(toSilent.changed["SilentSwitch"] == .string("silent"))
-            #expect(try face.daemon.status().silentSwitch == .silent)
+            #expect(try await face.daemon.status().silentSwitch == .silent)
             // The socket → D-Bus: a signal, and the property read back.
             let ctl = try await onThread { face.daemon.ctl(["switch", "ring"]) }
             #expect(ctl.status == 0, "\(ctl.errors)")
@@ -68,7 +69,7 @@ import Testing
                 ["--dest", FaceDaemon.name, "--object-path", FaceDaemon.path, "--method", "\(FaceDaemon.interface).SetSilentSwitch", "silent"]
             )
             #expect(method.status == 0, "\(method.standardError)")
-            #expect(try face.daemon.status().silentSwitch == .silent)
+            #expect(try await face.daemon.status().silentSwitch == .silent)
             _ = try await onThread { face.daemon.ctl(["lock"]) }
             let locked = try await firstChange(changes, "ScreenLocked true") { $0["ScreenLocked"] != nil }
             #expect(locked.changed["ScreenLocked"] == .bool(true))
@@ -87,7 +88,7 @@ import Testing
             #expect(outputs.changed["Outputs"]?.stringArray?.contains("headphones") == true)
             let select = try await face.busctl(["call", FaceDaemon.name, FaceDaemon.path, FaceDaemon.interface, "SelectOutput", "s", "headphones"])
             #expect(select.status == 0, "\(select.standardError)")
-            #expect(try face.daemon.status().selectedOutput == .headphones)
+            #expect(try await face.daemon.status().selectedOutput == .headphones)
             let selected = try await connection.property(
                 destination: FaceDaemon.name, path: FaceDaemon.path, interface: FaceDaemon.interface, name: "SelectedOutput"
             )
@@ -185,11 +186,11 @@ import Testing
             #expect(refused.standardError.contains("Access denied") || refused.standardError.contains("only user"), "\(refused.standardError)")
             let read = try await face.busctl(["get-property", FaceDaemon.name, FaceDaemon.path, FaceDaemon.interface, "SilentSwitch"], asNobody: true)
             #expect(read.status != 0, "reading is refused too: \(read.standardOutput)")
-            #expect(try face.daemon.status().silentSwitch == .ring)
+            #expect(try await face.daemon.status().silentSwitch == .ring)
             // The daemon's own user still may.
             let allowed = try await face.busctl(set)
             #expect(allowed.status == 0, "\(allowed.standardError)")
-            #expect(try face.daemon.status().silentSwitch == .silent)
+            #expect(try await face.daemon.status().silentSwitch == .silent)
         }
     }
 
@@ -217,7 +218,7 @@ import Testing
                 #expect(answer.status != 0, "\(arguments)")
                 #expect(answer.standardError.contains(error), "\(arguments): \(answer.standardError)")
             }
-            #expect(try face.daemon.status().silentSwitch == .ring)
+            #expect(try await face.daemon.status().silentSwitch == .ring)
             let still = try await face.busctl(["get-property"] + daemon + ["SilentSwitch"])
             #expect(still.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "s \"ring\"")
         }
@@ -308,7 +309,7 @@ import Testing
             }
             let switched = try await onThread { face.daemon.ctl(["switch", "silent"]) }
             #expect(switched.status == 0, "\(switched.errors)")
-            #expect(try face.daemon.status().silentSwitch == .silent)
+            #expect(try await face.daemon.status().silentSwitch == .silent)
             let gone = kept.all.filter { $0.contains("the D-Bus interface is gone") }
             #expect(gone.count == 1, "\(kept.all)")
         }
@@ -342,7 +343,7 @@ import Testing
         let client = InProcessDaemon(socketPath: path)
         let switched = try await onThread { client.ctl(["switch", "silent"]) }
         #expect(switched.status == 0, "\(switched.errors)")
-        #expect(try client.status().silentSwitch == .silent)
+        #expect(try await client.status().silentSwitch == .silent)
         daemon.cancel()
         _ = await daemon.result
         return kept.all

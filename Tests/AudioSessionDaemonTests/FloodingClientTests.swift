@@ -1,3 +1,4 @@
+import Locking
 import AudioSessionPolicy
 import AudioSessionProtocol
 import AudioSessionTestSupport

@@ -1,3 +1,4 @@
+import Locking
 import AudioSessionProtocol
 import AudioSessionTestSupport
 import Foundation

@@ -41,7 +41,13 @@ struct InProcessDaemon: Sendable {
         }
     }
 
-    /// Runs `audiosessionctl ARGUMENTS --socket PATH` in this process (blocking: call it from `onThread`).
+    /// Runs `audiosessionctl ARGUMENTS --socket PATH` in this process, on a thread of its own.
+    func ctl(_ arguments: [String]) async throws -> CtlResult {
+        try await onThread { self.ctl(arguments) }
+    }
+
+    /// The same, blocking (inside `onThread`).
+    @available(*, noasync, message: "it blocks until the daemon in this process answers, which needs the pool this would hold: await the async one")
     func ctl(_ arguments: [String]) -> CtlResult {
         var output = ""
         var errors = ""
@@ -50,6 +56,7 @@ struct InProcessDaemon: Sendable {
     }
 
     /// The same, with output to any stream.
+    @available(*, noasync, message: "it blocks until the daemon in this process answers, which needs the pool this would hold: await the async one")
     func ctl(_ arguments: [String], output: inout some TextOutputStream, errors: inout some TextOutputStream) -> Int32 {
         var arguments = arguments
         arguments.insert(
@@ -59,7 +66,9 @@ struct InProcessDaemon: Sendable {
         return AudioSessionCtl.execute(arguments, output: &output, errors: &errors)
     }
 
-    /// A client with its session: `hello` as `app`, `setCategory`, and `activate` unless told not to.
+    /// A client with its session: `hello` as `app`, `setCategory`, and `activate` unless told not to (blocking:
+    /// inside `onThread`).
+    @available(*, noasync, message: "it blocks until the daemon in this process answers, which needs the pool this would hold: await the async one")
     func client(
         _ app: String,
         _ category: AudioSessionPolicy.Category,
@@ -80,10 +89,20 @@ struct InProcessDaemon: Sendable {
         return connection
     }
 
-    /// The daemon's status, read on a connection of its own.
+    /// The daemon's status, read on a connection of its own, on a thread of its own.
+    func status() async throws -> StatusBody { try await onThread { try self.status() } }
+
+    /// The same, blocking (inside `onThread`).
+    @available(*, noasync, message: "it blocks until the daemon in this process answers, which needs the pool this would hold: await the async one")
     func status() throws -> StatusBody { try ControlConnection(path: socketPath, readTimeout: .seconds(60)).status() }
 
     /// Waits (up to `seconds`) until the status satisfies `condition`; false if it never did.
+    func waitForStatus(seconds: Double = 60, _ condition: @escaping @Sendable (StatusBody) -> Bool) async throws -> Bool {
+        try await onThread { try self.waitForStatus(seconds: seconds, condition) }
+    }
+
+    /// The same, blocking (inside `onThread`).
+    @available(*, noasync, message: "it blocks until the daemon in this process answers, which needs the pool this would hold: await the async one")
     func waitForStatus(seconds: Double = 60, _ condition: (StatusBody) -> Bool) throws -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {

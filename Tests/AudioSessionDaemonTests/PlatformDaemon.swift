@@ -52,6 +52,10 @@ struct PlatformDaemon: Sendable {
         return try result.get()
     }
 
+    /// The daemon's status, read on a connection of its own, on a thread of its own.
+    func status() async throws -> StatusBody { try await onThread { try self.status() } }
+
+    @available(*, noasync, message: "it blocks until the daemon in this process answers, which needs the pool this would hold: await the async one")
     func status() throws -> StatusBody { try ControlConnection(path: socketPath, readTimeout: .seconds(60)).status() }
 
     /// Runs `audiosessionctl ARGUMENTS --socket PATH` in this process.
@@ -71,7 +75,7 @@ struct PlatformDaemon: Sendable {
 
     /// Waits until the status satisfies `condition` (a safety limit of 20 s).
     func waitForStatus(_ what: String, _ condition: @escaping @Sendable (StatusBody) -> Bool) async throws {
-        try await eventually(what, within: 20) { [self] in condition(try await onThread { try status() }) }
+        try await eventually(what, within: 20) { [self] in condition(try await status()) }
     }
 }
 
