@@ -71,6 +71,7 @@ public enum ChildProcess {
     /// Runs `executable` to completion and collects its output. The output goes through files rather than
     /// pipes, so that a grandchild that keeps running (a sound server the script started) cannot hold the
     /// reading end open. A run longer than `timeout` is killed and reported as `.timedOut`.
+    @available(*, noasync, message: "it blocks its thread while it waits: await the async overload, which runs it with onThread")
     public static func run(
         _ executable: URL,
         _ arguments: [String],

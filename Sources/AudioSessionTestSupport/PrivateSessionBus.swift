@@ -36,6 +36,7 @@ public final class PrivateSessionBus: Sendable {
     ///   - type: the bus's `<type>`, `session` or `system` (a stand-in system bus for logind).
     ///   - everyUser: let processes of any user connect (its directory open to all, `<allow user="*"/>`), for a
     ///     test that calls as another user (`setpriv --reuid=nobody busctl ...`); otherwise only this user.
+    @available(*, noasync, message: "it blocks its thread while it waits: await the async overload, which runs it with onThread")
     public static func start(type: String = "session", everyUser: Bool = false) throws -> PrivateSessionBus {
         guard let executable = ChildProcess.executable(named: "dbus-daemon") else {
             throw SoundServerError(code: .packageMissing, message: "dbus-daemon is not installed (Debian: dbus-daemon)")

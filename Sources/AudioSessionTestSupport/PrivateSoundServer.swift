@@ -64,6 +64,7 @@ public final class PrivateSoundServer: Sendable {
     /// `pactl load-module`: a module name, optionally followed by its arguments separated by spaces
     /// (`"module-role-cork trigger_roles=phone"`). Throws a `SoundServerError` with the tail of the server
     /// logs if it cannot start, or naming the Debian package to install if a program is missing.
+    @available(*, noasync, message: "it blocks its thread while it waits: await the async overload, which runs it with onThread")
     public static func start(_ kind: Kind, extraModules: [String] = []) throws -> PrivateSoundServer {
         let script = try soundServerScript()
         let directory = try makeTemporaryDirectory(prefix: "audiosessiond-\(kind.rawValue)")
@@ -178,6 +179,7 @@ public final class PrivateSoundServer: Sendable {
 
     /// Starts the server again (stopping it first if it runs) in the same directory, at the same `pulseServer`
     /// address, with the same initial devices and `extraModules`; modules loaded since `start` are gone.
+    @available(*, noasync, message: "it blocks its thread while it waits: await the async overload, which runs it with onThread")
     public func restart() throws {
         try checkNotStopped()
         try Self.runScript(script, ["stop", directory], what: "stop the \(kind.rawValue)")
