@@ -34,7 +34,7 @@ import Testing
         defer { call.stop() }
         try await rig.waitForStatus("Paused")
         try await rig.waitUntilTheDaemonSees(music, running: false)
-        try rig.playerctl(["play"])
+        try await rig.playerctl(["play"])
         try await rig.waitForStatus("Playing")
         try await eventually("mpv's stream runs, muted during the call (P5)") {
             guard let stream = try await rig.live.current(music.index) else { return false }
@@ -43,7 +43,7 @@ import Testing
         call.stop()
         try await rig.waitUntilTheCallIsOver()
         try await eventually("mpv is heard after the call (U3)") { try await rig.live.current(music.index)?.muted == false }
-        #expect(try rig.playerctl(["status"]) == "Playing")
+        #expect(try await rig.playerctl(["status"]) == "Playing")
         #expect(!rig.live.daemonLog().contains("Play sent to"), "the daemon leaves the player as the user set it (P3)")
     }
 
@@ -57,13 +57,13 @@ import Testing
         defer { call.stop() }
         try await rig.waitForStatus("Paused")
         try await rig.waitUntilTheDaemonSees(music, running: false)
-        try rig.playerctl(["play"])
+        try await rig.playerctl(["play"])
         try await rig.waitUntilTheDaemonSees(music, running: true)
-        try rig.playerctl(["pause"])
+        try await rig.playerctl(["pause"])
         try await rig.waitUntilTheDaemonSees(music, running: false)
         call.stop()
         try await rig.waitUntilTheCallIsOver()
-        #expect(try rig.playerctl(["status"]) == "Paused")
+        #expect(try await rig.playerctl(["status"]) == "Paused")
         #expect(!rig.live.daemonLog().contains("Play sent to"))
     }
 
@@ -81,7 +81,7 @@ import Testing
         try await eventually("the daemon has the headphones back") {
             try rig.live.client().result(Request(op: .status)).status?.outputs.contains(.headphones) == true
         }
-        #expect(try rig.playerctl(["status"]) == "Paused", "plugging back does not play it (P4)")
+        #expect(try await rig.playerctl(["status"]) == "Paused", "plugging back does not play it (P4)")
         #expect(try await rig.live.current(music.index)?.corked == true)
     }
 
@@ -98,7 +98,7 @@ import Testing
         kill(rig.mpv.processIdentifier, SIGCONT)
         call.stop()
         try await rig.waitUntilTheCallIsOver()
-        if try rig.playerctl(["status"]) != "Playing" { try rig.playerctl(["play"]) }
+        if try await rig.playerctl(["status"]) != "Playing" { try await rig.playerctl(["play"]) }
         try await eventually("mpv plays after the call, and is heard: nothing is left muted") {
             guard let stream = try await rig.live.current(music.index) else { return false }
             return !stream.corked && !stream.muted
@@ -121,7 +121,7 @@ extension MprisLiveTests {
         let call = try rig.live.play(role: "phone")
         defer { call.stop() }
         try await eventually("mpv's stream is muted for the call") { try await rig.live.current(music.index)?.muted == true }
-        #expect(try rig.playerctl(["status"]) == "Playing", "not paused: the daemon has no bus")
+        #expect(try await rig.playerctl(["status"]) == "Playing", "not paused: the daemon has no bus")
         call.stop()
         try await rig.waitUntilTheCallIsOver()
         try await eventually("mpv is heard again") { try await rig.live.current(music.index)?.muted == false }
@@ -176,11 +176,11 @@ final class MprisRig: @unchecked Sendable {
 
     /// `playerctl -p mpv ARGUMENTS` on the private bus: the user's media keys.
     @discardableResult
-    func playerctl(_ arguments: [String]) throws -> String {
+    func playerctl(_ arguments: [String]) async throws -> String {
         guard let playerctl = ChildProcess.executable(named: "playerctl") else {
             throw LiveTestError("playerctl is not installed (Debian: playerctl)")
         }
-        let output = try ChildProcess.run(
+        let output = try await ChildProcess.run(
             playerctl, ["-p", "mpv"] + arguments,
             environment: ChildProcess.environment(bus.environment), timeout: .seconds(20))
         return output.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -203,7 +203,7 @@ final class MprisRig: @unchecked Sendable {
     }
 
     func waitForStatus(_ status: String) async throws {
-        try await eventually("playerctl says mpv is \(status)", within: 20) { try self.playerctl(["status"]) == status }
+        try await eventually("playerctl says mpv is \(status)", within: 20) { try await self.playerctl(["status"]) == status }
     }
 
     /// mpv's stream, once mpv plays and the daemon has it as a player.
