@@ -48,7 +48,7 @@ extension DBusConnection {
                 loop.enqueue { loop in
                     loop?.pendingCalls[ObjectIdentifier(token)]?.fail(.cancelled(operation: operation))
                 }
-            }
+            }.value
         } catch let error as DBusError {
             throw error
         } catch {
@@ -60,7 +60,7 @@ extension DBusConnection {
     private static func issue(
         on loop: BusLoop?,
         _ token: CallToken,
-        _ continuation: CheckedContinuation<[DBusValue], any Error>,
+        _ continuation: CheckedContinuation<Handoff<[DBusValue]>, any Error>,
         _ operation: String,
         _ destination: String?,
         _ path: String,

@@ -74,15 +74,15 @@ public final class DBusConnection: Sendable {
         _ body: @escaping @Sendable (BusLoop) throws(DBusError) -> Value
     ) async throws(DBusError) -> Value {
         do {
-            return try await withCheckedThrowingContinuation { continuation in
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Handoff<Value>, any Error>) in
                 loop.enqueue { loop in
                     guard let loop else { return continuation.resume(throwing: DBusError.closed(operation: operation)) }
                     guard !loop.lost else {
                         return continuation.resume(throwing: DBusError.connectionLost(operation: operation))
                     }
-                    continuation.resume(with: Result { () throws(DBusError) in try body(loop) })
+                    continuation.resume(with: Result { () throws(DBusError) in Handoff(try body(loop)) })
                 }
-            }
+            }.value
         } catch let error as DBusError {
             throw error
         } catch {

@@ -26,7 +26,7 @@ final class PendingCall: @unchecked Sendable {
     /// When the call's timeout passes (sd-bus's own deadline, counted from a moment later, is not earlier).
     let deadline: ContinuousClock.Instant
     private unowned let loop: BusLoop
-    private var continuation: CheckedContinuation<[DBusValue], any Error>?
+    private var continuation: CheckedContinuation<Handoff<[DBusValue]>, any Error>?
 
     init(
         token: CallToken,
@@ -35,7 +35,7 @@ final class PendingCall: @unchecked Sendable {
         expectedSignature: String?,
         timeout: Duration,
         loop: BusLoop,
-        continuation: CheckedContinuation<[DBusValue], any Error>
+        continuation: CheckedContinuation<Handoff<[DBusValue]>, any Error>
     ) {
         self.token = token
         self.operation = operation
@@ -56,7 +56,7 @@ final class PendingCall: @unchecked Sendable {
         guard let continuation else { return }
         self.continuation = nil
         end()
-        continuation.resume(returning: values)
+        continuation.resume(returning: Handoff(values))
     }
 
     func fail(_ error: DBusError) {
