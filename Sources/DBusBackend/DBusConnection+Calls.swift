@@ -24,43 +24,37 @@ extension DBusConnection {
         let microseconds = Self.microseconds(timeout)
         let token = CallToken()
         let loop = loop
-        do {
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
-                    loop.enqueue { loop in
-                        Self.issue(
-                            on: loop,
-                            token,
-                            continuation,
-                            operation,
-                            destination,
-                            path,
-                            interface,
-                            member,
-                            arguments,
-                            microseconds,
-                            replySignature
-                        )
-                    }
-                }
-            } onCancel: {
-                token.cancel()
+        return try await withTaskCancellationHandler {
+            await Reply<[DBusValue]>.outcome { waiter in
                 loop.enqueue { loop in
-                    loop?.pendingCalls[ObjectIdentifier(token)]?.fail(.cancelled(operation: operation))
+                    Self.issue(
+                        on: loop,
+                        token,
+                        waiter,
+                        operation,
+                        destination,
+                        path,
+                        interface,
+                        member,
+                        arguments,
+                        microseconds,
+                        replySignature
+                    )
                 }
-            }.value
-        } catch let error as DBusError {
-            throw error
-        } catch {
-            throw .malformedMessage(operation: operation, reason: "\(error)")
-        }
+            }
+        } onCancel: {
+            token.cancel()
+            loop.enqueue { loop in
+                loop?.pendingCalls[ObjectIdentifier(token)]?.fail(.cancelled(operation: operation))
+            }
+        }.get()
     }
 
-    /// Sends the call, on the loop thread; its reply (or failure) resumes `continuation`.
+    /// Sends the call, on the loop thread; its reply (or failure) finishes `waiter`.
     private static func issue(
         on loop: BusLoop?,
         _ token: CallToken,
-        _ continuation: CheckedContinuation<Handoff<[DBusValue]>, any Error>,
+        _ waiter: Reply<[DBusValue]>.Waiter,
         _ operation: String,
         _ destination: String?,
         _ path: String,
@@ -70,11 +64,11 @@ extension DBusConnection {
         _ microseconds: UInt64,
         _ replySignature: String?
     ) {
-        guard let loop else { return continuation.resume(throwing: DBusError.closed(operation: operation)) }
-        guard !loop.lost else { return continuation.resume(throwing: DBusError.connectionLost(operation: operation)) }
+        guard let loop else { return waiter.finish(.failure(.closed(operation: operation))) }
+        guard !loop.lost else { return waiter.finish(.failure(.connectionLost(operation: operation))) }
         // Cancelled before it was sent: the cancellation's own job found nothing to cancel.
         guard !token.isCancelled else {
-            return continuation.resume(throwing: DBusError.cancelled(operation: operation))
+            return waiter.finish(.failure(.cancelled(operation: operation)))
         }
         do throws(DBusError) {
             let message = try methodCall(loop.bus, destination, path, interface, member, operation)
@@ -87,7 +81,7 @@ extension DBusConnection {
                 expectedSignature: replySignature,
                 timeout: .microseconds(Int64(clamping: microseconds)),
                 loop: loop,
-                continuation: continuation
+                waiter: waiter
             )
             var slot: OpaquePointer? = nil
             let sent = sd_bus_call_async(loop.bus, &slot, message, replyThunk, pending.userdata, microseconds)
@@ -95,7 +89,7 @@ extension DBusConnection {
             pending.slot = slot
             loop.pendingCalls[ObjectIdentifier(token)] = pending
         } catch {
-            continuation.resume(throwing: error)
+            waiter.finish(.failure(error))
         }
     }
 

@@ -73,21 +73,13 @@ public final class DBusConnection: Sendable {
         _ operation: String,
         _ body: @escaping @Sendable (BusLoop) throws(DBusError) -> Value
     ) async throws(DBusError) -> Value {
-        do {
-            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Handoff<Value>, any Error>) in
-                loop.enqueue { loop in
-                    guard let loop else { return continuation.resume(throwing: DBusError.closed(operation: operation)) }
-                    guard !loop.lost else {
-                        return continuation.resume(throwing: DBusError.connectionLost(operation: operation))
-                    }
-                    continuation.resume(with: Result { () throws(DBusError) in Handoff(try body(loop)) })
-                }
-            }.value
-        } catch let error as DBusError {
-            throw error
-        } catch {
-            throw .malformedMessage(operation: operation, reason: "\(error)")
-        }
+        try await Reply<Value>.outcome { waiter in
+            loop.enqueue { loop in
+                guard let loop else { return waiter.finish(.failure(.closed(operation: operation))) }
+                guard !loop.lost else { return waiter.finish(.failure(.connectionLost(operation: operation))) }
+                waiter.finish(Result { () throws(DBusError) in try body(loop) })
+            }
+        }.get()
     }
 
     /// This connection's unique name on the bus (`:1.42`).

@@ -26,7 +26,7 @@ final class PendingCall: @unchecked Sendable {
     /// When the call's timeout passes (sd-bus's own deadline, counted from a moment later, is not earlier).
     let deadline: ContinuousClock.Instant
     private unowned let loop: BusLoop
-    private var continuation: CheckedContinuation<Handoff<[DBusValue]>, any Error>?
+    private var waiter: Reply<[DBusValue]>.Waiter?
 
     init(
         token: CallToken,
@@ -35,7 +35,7 @@ final class PendingCall: @unchecked Sendable {
         expectedSignature: String?,
         timeout: Duration,
         loop: BusLoop,
-        continuation: CheckedContinuation<Handoff<[DBusValue]>, any Error>
+        waiter: Reply<[DBusValue]>.Waiter
     ) {
         self.token = token
         self.operation = operation
@@ -43,7 +43,7 @@ final class PendingCall: @unchecked Sendable {
         self.expectedSignature = expectedSignature
         self.deadline = ContinuousClock.now + timeout
         self.loop = loop
-        self.continuation = continuation
+        self.waiter = waiter
     }
 
     var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -52,18 +52,15 @@ final class PendingCall: @unchecked Sendable {
         Unmanaged<PendingCall>.fromOpaque(userdata!).takeUnretainedValue()
     }
 
-    func succeed(_ values: [DBusValue]) {
-        guard let continuation else { return }
-        self.continuation = nil
-        end()
-        continuation.resume(returning: Handoff(values))
-    }
+    func succeed(_ values: [DBusValue]) { finish(.success(values)) }
 
-    func fail(_ error: DBusError) {
-        guard let continuation else { return }
-        self.continuation = nil
+    func fail(_ error: DBusError) { finish(.failure(error)) }
+
+    private func finish(_ outcome: Result<[DBusValue], DBusError>) {
+        guard let waiter else { return }
+        self.waiter = nil
         end()
-        continuation.resume(throwing: error)
+        waiter.finish(outcome)
     }
 
     private func end() {
