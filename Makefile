@@ -13,6 +13,12 @@ SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 DOCDIR ?= $(PREFIX)/share/doc/audiosessiond
 USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 SYSTEMUNITDIR ?= $(PREFIX)/lib/systemd/system
+# The system daemon's user (sysusers.d) and its system bus policy (dbus-1/system.d): a distribution's package
+# (PREFIX=/usr) puts them where its own go; any other prefix puts them in /etc, the only other place systemd and the
+# bus daemon read them from (they never look under /usr/local).
+SYSUSERSDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/sysusers.d,/etc/sysusers.d)
+DBUSSYSTEMDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/share/dbus-1/system.d,/etc/dbus-1/system.d)
+DBUS_POLICY = org.audiosessiond.Daemon1.conf
 CONFIGURATION ?= release
 CONFIG_FILE = $(DESTDIR)$(SYSCONFDIR)/audiosessiond/policy.yaml
 UNITS = audiosessiond.service audiosessiond.socket
@@ -139,7 +145,8 @@ install: manuals
 	$(SWIFT) build --scratch-path $(SCRATCH) -c $(CONFIGURATION) --product audiosessionctl
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/audiosessiond $(DESTDIR)$(USERUNITDIR) \
 		$(DESTDIR)$(SYSTEMUNITDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
-		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPLETIONDIR) $(DESTDIR)$(ZSHCOMPLETIONDIR) $(DESTDIR)$(FISHCOMPLETIONDIR)
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPLETIONDIR) $(DESTDIR)$(ZSHCOMPLETIONDIR) $(DESTDIR)$(FISHCOMPLETIONDIR) \
+		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(DBUSSYSTEMDIR)
 	bin="$$($(SWIFT) build --scratch-path $(SCRATCH) -c $(CONFIGURATION) --show-bin-path)" && \
 		install -m 0755 "$$bin/audiosessiond" "$$bin/audiosessionctl" $(DESTDIR)$(BINDIR)/
 	if [ -e $(CONFIG_FILE) ] && ! cmp -s Config/policy.yaml $(CONFIG_FILE); then \
@@ -153,6 +160,8 @@ install: manuals
 		$(SUBSTITUTE) systemd/system/$$unit > $(DESTDIR)$(SYSTEMUNITDIR)/$$unit && \
 		chmod 0644 $(DESTDIR)$(SYSTEMUNITDIR)/$$unit || exit 1; \
 	done
+	install -m 0644 systemd/system/audiosessiond.sysusers $(DESTDIR)$(SYSUSERSDIR)/audiosessiond.conf
+	install -m 0644 Config/dbus/$(DBUS_POLICY) $(DESTDIR)$(DBUSSYSTEMDIR)/$(DBUS_POLICY)
 	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 	for page in $(MANUAL_PAGES); do install -m 0644 $(MANUALS)/$$page $(DESTDIR)$(MANDIR)/$$page || exit 1; done
 	for program in $(PROGRAMS); do \
@@ -166,6 +175,7 @@ install: manuals
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/audiosessiond $(DESTDIR)$(BINDIR)/audiosessionctl
 	rm -f $(addprefix $(DESTDIR)$(USERUNITDIR)/,$(UNITS)) $(addprefix $(DESTDIR)$(SYSTEMUNITDIR)/,$(UNITS))
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/audiosessiond.conf $(DESTDIR)$(DBUSSYSTEMDIR)/$(DBUS_POLICY)
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS))) $(CONFIG_FILE).dist
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/,$(MANUAL_PAGES))
 	rm -f $(addprefix $(DESTDIR)$(BASHCOMPLETIONDIR)/,$(PROGRAMS)) $(addprefix $(DESTDIR)$(ZSHCOMPLETIONDIR)/_,$(PROGRAMS)) \

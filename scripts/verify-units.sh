@@ -42,6 +42,12 @@ check_staged_install() {
         "$prefix/share/man/man1/audiosessionctl.1" "$prefix/share/man/man8/audiosessiond.8"
         "$prefix/share/man/man5/audiosessiond-policy.yaml.5"
     )
+    # The system daemon's user and its system bus policy: where systemd and the bus daemon read them.
+    if [ "$prefix" = /usr ]; then
+        expected+=(/usr/lib/sysusers.d/audiosessiond.conf /usr/share/dbus-1/system.d/org.audiosessiond.Daemon1.conf)
+    else
+        expected+=(/etc/sysusers.d/audiosessiond.conf /etc/dbus-1/system.d/org.audiosessiond.Daemon1.conf)
+    fi
     for program in audiosessiond audiosessionctl; do
         expected+=(
             "$prefix/share/bash-completion/completions/$program" "$prefix/share/zsh/site-functions/_$program"
@@ -76,8 +82,10 @@ check_staged_install() {
     echo "verify-units: make install / uninstall, DESTDIR=<temporary> PREFIX=$prefix: ok"
 }
 
+# The system daemon's user and bus policy go to /etc for any PREFIX but /usr: an install without DESTDIR names
+# folders under the work tree for them, or it would write into this machine's /etc.
 install_into() {
-    make --no-print-directory -s install DESTDIR="$1" PREFIX="$2" CONFIGURATION="$CONFIGURATION" \
+    make --no-print-directory -s install DESTDIR="$1" PREFIX="$2" CONFIGURATION="$CONFIGURATION" "${outside_prefix[@]}" \
         >"$work/install.log" 2>&1 ||
         { cat "$work/install.log" >&2; fail "make install DESTDIR=$1 PREFIX=$2"; return 1; }
 }
@@ -86,7 +94,7 @@ install_into() {
 # standard ones install had to create, bin/ or lib/systemd/user/, stay, empty).
 uninstall_from() {
     local destdir="$1" prefix="$2" tree="$3" left
-    make --no-print-directory -s uninstall DESTDIR="$destdir" PREFIX="$prefix" >"$work/uninstall.log" 2>&1 ||
+    make --no-print-directory -s uninstall DESTDIR="$destdir" PREFIX="$prefix" "${outside_prefix[@]}" >"$work/uninstall.log" 2>&1 ||
         { cat "$work/uninstall.log" >&2; fail "make uninstall DESTDIR=$destdir PREFIX=$prefix"; return 0; }
     left="$(cd "$tree" && find . ! -type d -o -type d -name '*audiosessiond*' | sort)"
     [ -z "$left" ] || fail "make uninstall left behind (DESTDIR=$destdir PREFIX=$prefix):"$'\n'"$left"
@@ -110,10 +118,29 @@ verify_units() {
     fi
 }
 
+outside_prefix=()
 check_staged_install usr /usr /etc
 check_staged_install usr-local /usr/local /usr/local/etc
 
+# The system user the installed sysusers.d file makes, in a staged /etc: audiosessiond, in group audio.
+staged="$work/sysusers-root"
+mkdir -p "$staged/etc"
+printf 'root:x:0:0:root:/root:/bin/sh\n' >"$staged/etc/passwd"
+printf 'root:x:0:\naudio:x:29:\n' >"$staged/etc/group"
+if ! systemd-sysusers --root="$staged" "$PWD/systemd/system/audiosessiond.sysusers" >"$work/sysusers.log" 2>&1; then
+    cat "$work/sysusers.log" >&2
+    fail "systemd-sysusers does not take systemd/system/audiosessiond.sysusers"
+elif ! grep -q '^audiosessiond:' "$staged/etc/passwd" || ! grep -q '^audio:x:29:audiosessiond$' "$staged/etc/group"; then
+    fail "systemd/system/audiosessiond.sysusers does not make the user audiosessiond in group audio"
+else
+    echo "verify-units: systemd-sysusers makes the system user audiosessiond in group audio: ok"
+fi
+# The unit runs as that user.
+grep -q '^User=audiosessiond$' systemd/system/audiosessiond.service ||
+    fail "the system unit does not run as the user its sysusers.d file makes"
+
 prefix="$work/tree/prefix"
+outside_prefix=(SYSUSERSDIR="$work/tree/etc/sysusers.d" DBUSSYSTEMDIR="$work/tree/etc/dbus-1/system.d")
 if install_into "" "$prefix"; then
     verify_units system "$prefix/lib/systemd/system"
     verify_units user "$prefix/lib/systemd/user"

@@ -24,39 +24,77 @@ public final class PrivateSessionBus: Sendable {
         stop()
     }
 
+    /// What the bus allows.
+    public enum Policy: Sendable {
+        /// Anything: own any name, call anyone (the session bus of a test). `everyUser`: processes of any user
+        /// may connect (its directory open to all, `<allow user="*"/>`), for a test that calls as another user
+        /// (`setpriv --reuid=nobody busctl ...`); otherwise only this user.
+        case open(type: String, everyUser: Bool)
+        /// The machine's own system bus policy (`/usr/share/dbus-1/system.conf` and the policies it includes:
+        /// no one owns a name no policy file grants), plus the policy files in `directory` (a package's, as
+        /// installed to `system.d`). Every user may connect. The bus daemon runs as `messagebus`, as the
+        /// machine's does.
+        case machineSystemBus(including: String)
+    }
+
     /// `start` for async code, on a thread of its own: it waits for the bus, and a blocked thread of Swift's
     /// cooperative pool (as many as cores) stalls every other task of the test process (`PrivateSoundServer`'s
     /// async `start` says more). In an async context this overload is the one chosen.
     public static func start(type: String = "session", everyUser: Bool = false) async throws -> PrivateSessionBus {
-        try await onThread { try start(type: type, everyUser: everyUser) as PrivateSessionBus }
+        try await onThread { try start(.open(type: type, everyUser: everyUser)) as PrivateSessionBus }
+    }
+
+    /// A bus with the machine's system bus policy (see `Policy.machineSystemBus`), on a thread of its own.
+    public static func startWithMachineSystemPolicy(including directory: String) async throws -> PrivateSessionBus {
+        try await onThread { try start(.machineSystemBus(including: directory)) as PrivateSessionBus }
     }
 
     /// Starts a bus and returns once it accepts connections (it has printed its address).
     /// - Parameters:
     ///   - type: the bus's `<type>`, `session` or `system` (a stand-in system bus for logind).
-    ///   - everyUser: let processes of any user connect (its directory open to all, `<allow user="*"/>`), for a
-    ///     test that calls as another user (`setpriv --reuid=nobody busctl ...`); otherwise only this user.
+    ///   - everyUser: see `Policy.open`.
     @available(*, noasync, message: "it blocks its thread while it waits: await the async overload, which runs it with onThread")
     public static func start(type: String = "session", everyUser: Bool = false) throws -> PrivateSessionBus {
+        try start(.open(type: type, everyUser: everyUser))
+    }
+
+    @available(*, noasync, message: "it blocks its thread while it waits: await the async overload, which runs it with onThread")
+    private static func start(_ policy: Policy) throws -> PrivateSessionBus {
         guard let executable = ChildProcess.executable(named: "dbus-daemon") else {
             throw SoundServerError(code: .packageMissing, message: "dbus-daemon is not installed (Debian: dbus-daemon)")
         }
         let directory = try FileManager.default.makeTemporaryDirectory(prefix: "audiosessiond-bus")
         let address = "unix:path=\(directory)/bus"
-        let configuration = """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>\(type)</type>
-              <listen>\(address)</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">\(everyUser ? "\n    <allow user=\"*\"/>" : "")
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """
+        let configuration: String
+        var everyUser = true
+        switch policy {
+        case .open(let type, let openToAll):
+            everyUser = openToAll
+            configuration = """
+                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+                <busconfig>
+                  <type>\(type)</type>
+                  <listen>\(address)</listen>
+                  <auth>EXTERNAL</auth>
+                  <policy context="default">\(everyUser ? "\n    <allow user=\"*\"/>" : "")
+                    <allow send_destination="*" eavesdrop="true"/>
+                    <allow eavesdrop="true"/>
+                    <allow own="*"/>
+                  </policy>
+                </busconfig>
+                """
+        case .machineSystemBus(let policies):
+            // `--address` below takes the place of system.conf's <listen>, `--nopidfile` of its <pidfile>.
+            configuration = """
+                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+                <busconfig>
+                  <include>/usr/share/dbus-1/system.conf</include>
+                  <includedir>\(policies)</includedir>
+                </busconfig>
+                """
+        }
         let printed = "\(directory)/address"
         do {
             if everyUser {
@@ -70,6 +108,9 @@ public final class PrivateSessionBus: Sendable {
             let process = Process()
             process.executableURL = executable
             process.arguments = ["--nofork", "--config-file=\(directory)/bus.conf", "--print-address=1"]
+            if case .machineSystemBus = policy {
+                process.arguments! += ["--address=\(address)", "--nopidfile", "--nosyslog"]
+            }
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = output
             process.standardError = log
@@ -93,6 +134,9 @@ public final class PrivateSessionBus: Sendable {
             throw error
         }
     }
+
+    /// The bus daemon's log (its complaints about a policy file, for one).
+    public var log: String { (try? String(contentsOfFile: "\(directory)/dbus-daemon.log", encoding: .utf8)) ?? "" }
 
     /// Stops the bus daemon and removes its directory. Idempotent.
     public func stop() {

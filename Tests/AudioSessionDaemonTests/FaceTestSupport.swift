@@ -26,6 +26,15 @@ struct FaceDaemon: Sendable {
     ) async throws -> Result {
         let bus = try await PrivateSessionBus.start(everyUser: everyUser)
         defer { bus.stop() }
+        return try await with(on: bus, log: log, body)
+    }
+
+    /// The same on a bus the caller started (and stops).
+    static func with<Result: Sendable>(
+        on bus: PrivateSessionBus,
+        log: KeptLog? = nil,
+        _ body: (FaceDaemon) async throws -> Result
+    ) async throws -> Result {
         let observer = try DBusConnection(.address(bus.address))
         defer { observer.close() }
         let owners = try await observer.nameOwnerChanges(for: name)

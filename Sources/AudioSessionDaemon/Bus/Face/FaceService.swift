@@ -134,6 +134,12 @@ final class FaceService: Service {
             }
             logger.info("D-Bus interface \(FaceInterface.busName) at \(FaceInterface.path) on \(bus.words)")
             return (status, owners)
+        } catch DBusError.remote(name: FaceCalls.accessDenied, let message) {
+            // A system bus grants a name only to whom a policy file names (docs/DBUS.md, "Which bus").
+            logger.warning(
+                "no D-Bus interface: the bus's policy does not let user \(getuid()) own \(FaceInterface.busName) on \(bus.words) (\(message)); install Config/dbus/\(FaceInterface.busName).conf in the bus's system.d (make install does) and run the daemon as user audiosessiond or root; the daemon runs on, controlled through its socket"
+            )
+            return nil
         } catch {
             logger.notice(
                 "no D-Bus interface: \(FaceInterface.busName) cannot be served on \(bus.words) (\(error)); the daemon runs on, controlled through its socket"
