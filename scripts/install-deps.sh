@@ -11,10 +11,11 @@ set -euo pipefail
 # libasound2-dev for the ALSA backend, libasound2-plugins for its `pulse` PCM and CTL (how its tests reach a
 # private PulseAudio without a sound card), alsa-utils for aplay/amixer to compare with by hand;
 # zsh and fish to check the completion scripts generated for them (scripts/check-manuals.sh); libsystemd-dev for
-# the D-Bus backend (sd-bus), dbus-daemon for the private buses of its tests, feedbackd for the live switch tests;
+# the D-Bus backend (sd-bus), dbus-daemon for the private buses of its tests and dbus-system-bus-common for the
+# machine's system bus policy and its messagebus user (SystemBusPolicyTests), feedbackd for the live switch tests;
 # mpv, mpv-mpris and playerctl for the live player tests (a real MPRIS player, the user's media keys).
 PACKAGES=(strace librsvg2-bin man-db groff-base libpulse-dev pulseaudio pulseaudio-utils pipewire pipewire-pulse wireplumber systemd libasound2-dev
-    libasound2-plugins alsa-utils zsh fish libsystemd-dev dbus-daemon feedbackd
+    libasound2-plugins alsa-utils zsh fish libsystemd-dev dbus-daemon dbus-system-bus-common feedbackd
     mpv mpv-mpris playerctl)
 
 if ! command -v swift >/dev/null 2>&1; then
