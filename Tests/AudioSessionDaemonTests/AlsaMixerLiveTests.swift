@@ -134,7 +134,14 @@ import Testing
         #expect(try daemon.sinkMuted(), "the user had muted it before the daemon started")
 
         // The user unmutes while the switch holds it: the daemon does not mute it again behind their back.
+        // First the user unmutes it while it is not held. The daemon must have seen that before the switch goes
+        // to silent, or it takes the unmute for one made while held (it was: a loaded run); the control's events
+        // come in order, so a volume set after the unmute and seen by the daemon means it has seen the unmute.
         _ = try daemon.server.pactl(["set-sink-mute", "@DEFAULT_SINK@", "0"])
+        _ = try daemon.server.pactl(["set-sink-volume", "@DEFAULT_SINK@", "55%"])
+        try await eventually("the daemon has seen the unmute, and the volume set after it") {
+            try daemon.status().volume.map { abs($0 - 0.55) < 0.01 } == true
+        }
         try daemon.send(.setSilentSwitch) { $0.position = .silent }
         try await eventually("held again") { try daemon.sinkMuted() }
         _ = try daemon.server.pactl(["set-sink-mute", "@DEFAULT_SINK@", "0"])
