@@ -227,7 +227,7 @@ import Testing
                 #expect(error?.code == .daemonUnavailable)
             }
             await daemon.start()
-            let reset = await first(1, of: notifications, within: 10)
+            let reset = await first(1, of: notifications)
             guard case .mediaServicesWereReset? = reset.first else {
                 Issue.record("expected mediaServicesWereReset, got \(reset)")
                 return

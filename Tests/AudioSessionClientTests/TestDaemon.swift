@@ -82,8 +82,9 @@ final class TestDaemon: Sendable {
     }
 }
 
-/// The first `count` elements of `sequence`, or fewer if `seconds` pass first.
-func first<Element: Sendable>(_ count: Int, of sequence: AsyncStream<Element>, within seconds: Double = 15) async
+/// The first `count` elements of `sequence`, or fewer if `seconds` pass first (a safety limit: a suite start on
+/// this 2-core machine has stalled the whole test process for over 20 s, and a lost connection was told late).
+func first<Element: Sendable>(_ count: Int, of sequence: AsyncStream<Element>, within seconds: Double = 60) async
     -> [Element]
 {
     let collected = Collected<Element>()
