@@ -1,8 +1,9 @@
+import AudioSessionTestThreads
 import AlsaBackend
 import Foundation
 import Testing
 
-@Suite struct AudioFileTests {
+@Suite(.ownThreads) struct AudioFileTests {
     private func withScratch<Result>(_ body: (String) throws -> Result) throws -> Result {
         let directory = try makeScratchDirectory()
         defer { removeDirectory(directory) }

@@ -1,8 +1,9 @@
+import AudioSessionTestThreads
 import AlsaBackend
 import Foundation
 import Testing
 
-@Suite struct GainRampTests {
+@Suite(.ownThreads) struct GainRampTests {
     private func s16(_ samples: [Int16]) -> [UInt8] {
         samples.flatMap { sample in withUnsafeBytes(of: sample.littleEndian) { Array($0) } }
     }

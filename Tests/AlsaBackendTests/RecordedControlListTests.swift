@@ -1,8 +1,9 @@
+import AudioSessionTestThreads
 import AlsaBackend
 import Foundation
 import Testing
 
-@Suite struct RecordedControlListTests {
+@Suite(.ownThreads) struct RecordedControlListTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
     static let expected: [String: [JackControl]] = [

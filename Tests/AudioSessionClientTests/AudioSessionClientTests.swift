@@ -1,3 +1,4 @@
+import AudioSessionTestThreads
 import Locking
 import AudioSessionClient
 import AudioSessionPolicy
@@ -8,7 +9,7 @@ import Testing
 
 /// The library against a real daemon in this process (no sound server). Blocking calls run on threads of
 /// their own (`onThread`), as an app's would.
-@Suite(.timeLimit(.minutes(3))) struct AudioSessionClientTests {
+@Suite(.ownThreads, .timeLimit(.minutes(3))) struct AudioSessionClientTests {
     @Test func categoryAndActivationRoundTrip() async throws {
         try await TestDaemon.with { daemon in
             try await onThread {

@@ -1,10 +1,13 @@
+import AudioSessionTestThreads
 import AudioSessionTestSupport
 import Foundation
 import Testing
 
+@testable import AudioSessionCLI
+
 /// The daemon on a session bus closes every descriptor once: its bus connection, the eventfd that wakes the
 /// connection's thread, and a connection to a bus that is not there. Checked with strace, as `DescriptorTests`.
-@Suite(.timeLimit(.minutes(4))) struct BusDescriptorTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct BusDescriptorTests {
     @Test func theDaemonOnABusClosesEachDescriptorOnce() async throws {
         let strace = try #require(ChildProcess.executable(named: "strace"), "strace is not installed (make deps)")
         let bus = try await PrivateSessionBus.start()
@@ -25,7 +28,8 @@ import Testing
         process.standardError = try ChildProcess.newFile(directory + "/daemon.log")
         try ChildProcess.launch(process)
         defer { process.stop() }
-        try await eventually("the daemon listens", within: 30) { FileManager.default.fileExists(atPath: socket) }
+        // A connection, not the socket file: the file is there from bind(), a moment before listen().
+        try await eventually("the daemon listens", within: 30) { (try? ControlConnection(path: socket, readTimeout: .seconds(60))) != nil }
         // The daemon is strace's child; SIGTERM to it is a normal shutdown, and strace ends with it.
         let children = try String(
             contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children",

@@ -1,3 +1,4 @@
+import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionProtocol
 import AudioSessionScenario
@@ -7,7 +8,7 @@ import Testing
 
 /// D8 in the journal: a scenario knows A2's exemption by name only, so the export names the sessions the daemon
 /// found exempt by what they run, and leaves out a listed name whose client was not; the replay then agrees.
-@Suite struct CallExemptionExportTests {
+@Suite(.ownThreads) struct CallExemptionExportTests {
     @Test func theExportListsWhomTheDaemonFoundExemptAndTheReplayAgrees() throws {
         var driver = CoreDriver(config: PolicyConfig(callExemptApps: ["orca"]))
         driver.core.callExemptClients = [CallExemptClient(executable: "/opt/reader/bin/reader")]

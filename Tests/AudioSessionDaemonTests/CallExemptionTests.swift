@@ -1,3 +1,4 @@
+import AudioSessionTestThreads
 import AudioSessionProtocol
 import AudioSessionTestSupport
 import Foundation
@@ -9,7 +10,7 @@ import Testing
 /// whom, as the kernel says, never by the name it declares. Real daemons, real sockets, and real programs: the
 /// apps are a small Python client run by the system's interpreter, by a copy of it (the same bytes, another
 /// file) or through a symlink to it.
-@Suite(.serialized, .timeLimit(.minutes(4))) struct CallExemptionTests {
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4))) struct CallExemptionTests {
     static let python = "/usr/bin/python3.11"
 
     /// The app: `hello` as NAME, `setCategory playback`, `activate`, one JSON line with the outcome; with
@@ -65,7 +66,8 @@ import Testing
             process.standardError = FileHandle(forWritingAtPath: folder + "/daemon.log")
             try process.run()
             let socket = socket
-            try await eventually("the daemon listens") { FileManager.default.fileExists(atPath: socket) }
+            // A connection, not the socket file: the file is there from bind(), a moment before listen().
+            try await eventually("the daemon listens") { (try? ControlConnection(path: socket, readTimeout: .seconds(60))) != nil }
         }
 
         var log: String { (try? String(contentsOfFile: folder + "/daemon.log", encoding: .utf8)) ?? "" }

@@ -1,11 +1,14 @@
+import AudioSessionTestThreads
 import AudioSessionTestSupport
 import Foundation
 import Testing
 
+@testable import AudioSessionCLI
+
 /// The client library when the daemon refuses it for good: an app that declares a call (`isCall: true`) without
 /// being the daemon's user or root gets `notPermitted` from its first call, at once, and the library does not
 /// keep trying. The VoIP example is that app, run as `nobody` against a daemon whose socket anyone may use.
-@Suite(.timeLimit(.minutes(4))) struct ClientRefusalTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct ClientRefusalTests {
     static let examples = (CommandLine.arguments[0] as NSString).deletingLastPathComponent
 
     @Test func anUntrustedCallAppIsRefusedAtOnceAndNotRetried() async throws {
@@ -34,7 +37,8 @@ import Testing
         try daemon.run()
         // Not waited for: a blocking wait would hold one of the test pool's few threads.
         defer { daemon.terminate() }
-        try await eventually("the daemon listens") { FileManager.default.fileExists(atPath: socket) }
+        // A connection, not the socket file: the file is there from bind(), a moment before listen().
+        try await eventually("the daemon listens") { (try? ControlConnection(path: socket, readTimeout: .seconds(60))) != nil }
 
         let app = Process()
         app.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")

@@ -1,3 +1,4 @@
+import AudioSessionTestThreads
 import AudioSessionProtocol
 import AudioSessionScenario
 import AudioSessionTestSupport
@@ -10,7 +11,7 @@ import Testing
 @testable import AudioSessionDaemon
 
 /// The daemon's configuration file: checked at start and on SIGHUP; a bad reload keeps the running one.
-@Suite(.serialized, .timeLimit(.minutes(4))) struct ConfigurationTests {
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4))) struct ConfigurationTests {
     static func write(_ text: String, to name: String) throws -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "config-\(UUID().uuidString.prefix(8))"

@@ -1,3 +1,4 @@
+import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionProtocol
 import Testing
@@ -5,7 +6,7 @@ import Testing
 @testable import AudioSessionDaemon
 
 /// The daemon's logic without sockets or a sound server: inputs in, effects out.
-@Suite struct DaemonCoreTests {
+@Suite(.ownThreads) struct DaemonCoreTests {
     static let owner: UInt32 = 1000
     static let music = ClientID(rawValue: 1)
     static let phone = ClientID(rawValue: 2)

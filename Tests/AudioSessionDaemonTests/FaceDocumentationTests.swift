@@ -1,3 +1,4 @@
+import AudioSessionTestThreads
 import Locking
 import AudioSessionTestSupport
 import Foundation
@@ -5,7 +6,7 @@ import Synchronization
 import Testing
 
 /// docs/DBUS.md's examples of the daemon's D-Bus interface, run as they are written, on a private bus.
-@Suite(.serialized) struct FaceDocumentationTests {
+@Suite(.ownThreads, .serialized) struct FaceDocumentationTests {
     /// One `$ ` command of the section and the answer shown under it (empty: none shown, none checked).
     struct Example {
         var command: String

@@ -1,3 +1,4 @@
+import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionScenario
 import AudioSessionTestSupport
@@ -12,7 +13,7 @@ import Testing
 /// one, remembers each app's stream volume and mute). The replays themselves are in the suites below, one per
 /// server and kind of file: each runs its files one at a time, and the three run beside each other (one after
 /// another they were the longest part of `make test`, 8 minutes of its 12 on this machine, mostly waiting).
-@Suite(.timeLimit(.minutes(4))) struct LiveReplayTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct LiveReplayTests {
     static let directory = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appending(path: "Scenarios").path
 
@@ -241,7 +242,7 @@ final class ReplayDaemon: @unchecked Sendable {
 }
 
 /// The files without players, live on a private PulseAudio, one at a time.
-@Suite(.serialized, .timeLimit(.minutes(4))) struct LiveReplayOnPulseAudioTests {
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4))) struct LiveReplayOnPulseAudioTests {
     @Test(arguments: LiveReplayTests.liveFiles)
     func replaysLiveOnPulseAudio(_ file: String) async throws {
         try await LiveReplayTests.replay(file, on: .pulseaudio)
@@ -249,7 +250,7 @@ final class ReplayDaemon: @unchecked Sendable {
 }
 
 /// The files without players, live on a private PipeWire (pipewire-pulse), one at a time.
-@Suite(.serialized, .timeLimit(.minutes(4))) struct LiveReplayOnPipeWireTests {
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4))) struct LiveReplayOnPipeWireTests {
     @Test(arguments: LiveReplayTests.liveFiles)
     func replaysLiveOnPipeWire(_ file: String) async throws {
         try await LiveReplayTests.replay(file, on: .pipewire)
@@ -257,7 +258,7 @@ final class ReplayDaemon: @unchecked Sendable {
 }
 
 /// The files with players (real mpv, POLICY section 6b), one at a time.
-@Suite(.serialized, .timeLimit(.minutes(4))) struct LiveReplayPlayersTests {
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4))) struct LiveReplayPlayersTests {
     @Test(arguments: LiveReplayTests.playerFiles)
     func replaysPlayersLiveOnPulseAudio(_ file: String) async throws {
         try await LiveReplayTests.replayPlayers(file, on: .pulseaudio)

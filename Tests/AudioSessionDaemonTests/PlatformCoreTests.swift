@@ -1,3 +1,4 @@
+import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionProtocol
 import Testing
@@ -5,7 +6,7 @@ import Testing
 @testable import AudioSessionDaemon
 
 /// The core's side of the platform: feedbackd's profile in, its profile out, the lock in (no D-Bus here).
-@Suite struct PlatformCoreTests {
+@Suite(.ownThreads) struct PlatformCoreTests {
     static let user = DaemonCoreTests.music
 
     static func switchTo(_ position: SilentSwitch, _ core: inout DaemonCore) -> [DaemonEffect] {

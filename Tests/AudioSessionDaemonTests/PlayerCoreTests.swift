@@ -1,3 +1,4 @@
+import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionProtocol
 import Foundation
@@ -7,7 +8,7 @@ import Testing
 
 /// Section 6b in the daemon's core, without a bus or a sound server: players reported by the bus shell, matched
 /// to streams by process, and the engine's pauses and plays turned into commands.
-@Suite struct PlayerCoreTests {
+@Suite(.ownThreads) struct PlayerCoreTests {
     static let mpv = "org.mpris.MediaPlayer2.mpv"
     static let music = StreamOrigin.sinkInput(10)
     static let call = StreamOrigin.sinkInput(20)

@@ -1,3 +1,4 @@
+import AudioSessionTestThreads
 import AudioSessionPolicy
 import PulseBackend
 import Testing
@@ -5,7 +6,7 @@ import Testing
 @testable import AudioSessionDaemon
 
 /// The user's own volume and mute stay apart from the policy's.
-@Suite struct StreamLedgerTests {
+@Suite(.ownThreads) struct StreamLedgerTests {
     static let stream = StreamOrigin.sinkInput(4)
     static let seventy = PulseVolume(channels: [45875, 45875])
     static let ducked = StreamVerdict(level: .ducked(gain: 0.25, fadeMilliseconds: 200), port: .speaker, reason: Reason(.O7))

@@ -1,3 +1,4 @@
+import AudioSessionTestThreads
 import Locking
 import AudioSessionPolicy
 import AudioSessionProtocol
@@ -10,7 +11,7 @@ import Testing
 
 /// systemd integration without systemd: the environment as libsystemd reads it, the pacing of what the daemon
 /// tells, and the real daemon binary started as systemd would start it (`SystemdHarness.swift`).
-@Suite(.timeLimit(.minutes(4))) struct SystemdTests {
+@Suite(.ownThreads, .timeLimit(.minutes(4))) struct SystemdTests {
     @Test func theEnvironmentIsReadAsLibsystemdReadsIt() throws {
         let full = try SystemdEnvironment(
             environment: [
@@ -111,7 +112,7 @@ import Testing
 }
 
 /// The daemon binary under a stand-in for systemd.
-@Suite(.serialized, .timeLimit(.minutes(4))) struct SystemdDaemonTests {
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4))) struct SystemdDaemonTests {
     /// Type=notify with a watchdog: READY=1 comes only when the control socket accepts connections and the sound
     /// server is connected (it is down at first), then STATUS= follows what plays, WATCHDOG=1 keeps pace, and
     /// SIGTERM says STOPPING=1.

@@ -1,9 +1,10 @@
+import AudioSessionTestThreads
 import Testing
 
 @testable import AudioSessionPlayback
 
 /// Transcripts of how a player obeys its session: inputs in, actions out.
-@Suite struct TransportRulesTests {
+@Suite(.ownThreads) struct TransportRulesTests {
     @Test func aPodcastPausesForACallAndResumesOnlyWhenToldItMay() {
         var rules = TransportRules(controls: .media, appliesGain: false)
         #expect(rules.handle(.play) == [.start])

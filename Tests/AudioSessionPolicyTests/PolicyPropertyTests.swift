@@ -1,9 +1,10 @@
+import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionTestSupport
 import Testing
 
 /// Random runs with invariants checked after every step; a failure names the seed and step to replay.
-@Suite struct PolicyPropertyTests {
+@Suite(.ownThreads) struct PolicyPropertyTests {
     static let runs = 500
     static let stepsPerRun = 200
 

@@ -1,3 +1,4 @@
+import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionScenario
 import Foundation
@@ -5,7 +6,7 @@ import Testing
 
 /// D8: `callExemptApps` in the daemon's file names clients by executable (and user); names stay, for unaware
 /// apps and scenarios. A wrong entry is an error at its line and column, and never widens what is exempt.
-@Suite struct CallExemptConfigurationTests {
+@Suite(.ownThreads) struct CallExemptConfigurationTests {
     @Test func executableEntriesAreReadWithTheirUserAndNamesStayNames() throws {
         let configuration = try DaemonConfigurationLoader.parse(
             yaml: """

@@ -1,9 +1,10 @@
+import AudioSessionTestThreads
 import AudioSessionCLI
 import AudioSessionScenario
 import Testing
 
 /// What a person sees when a replay fails, and the timeline.
-@Suite struct ReplayReportingTests {
+@Suite(.ownThreads) struct ReplayReportingTests {
     static let wrongExpectation = """
         name: Music is said to survive a call
         sessions:

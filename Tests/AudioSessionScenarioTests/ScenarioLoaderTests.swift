@@ -1,10 +1,11 @@
+import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionScenario
 import Foundation
 import Testing
 
 /// Bad input names the problem at its line and column; good input gives the model the file describes.
-@Suite struct ScenarioLoaderTests {
+@Suite(.ownThreads) struct ScenarioLoaderTests {
     /// The error that loading `yaml` must raise.
     private func loadError(_ yaml: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws
         -> ScenarioError

@@ -1,9 +1,10 @@
+import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionScenario
 import Testing
 
 /// Every bundled scenario is one test case, and together they cover every rule.
-@Suite struct ScenarioReplayTests {
+@Suite(.ownThreads) struct ScenarioReplayTests {
     @Test(arguments: ScenarioFiles.names)
     func scenarioReplaysAsWritten(_ name: String) throws {
         let scenario = try ScenarioLoader.load(path: ScenarioFiles.path(of: name))

@@ -1,10 +1,11 @@
+import AudioSessionTestThreads
 import AudioSessionTestSupport
 import Testing
 
 @testable import PulseBackend
 
 /// The retains handed to libpulse as callback context are all given back by `close()`.
-@Suite("Lifetimes", .timeLimit(.minutes(4)))
+@Suite("Lifetimes", .ownThreads, .timeLimit(.minutes(4)))
 struct PulseLifetimeTests {
     @Test func closeReleasesTheContextAndStreamCores() async throws {
         try await withPrivatePulseServer { server in

@@ -1,7 +1,8 @@
+import AudioSessionTestThreads
 import PulseBackend
 import Testing
 
-@Suite("PulseVolume", .timeLimit(.minutes(4)))
+@Suite("PulseVolume", .ownThreads, .timeLimit(.minutes(4)))
 struct PulseVolumeTests {
     @Test func quarterLinearIsAboutMinusTwelveDecibels() {
         let full = PulseVolume(uniform: PulseVolume.norm, channels: 2)
