@@ -104,7 +104,8 @@ public final class PrivateSoundServer: Sendable {
             pactl,
             arguments,
             environment: ChildProcess.environment(environment),
-            timeout: .seconds(10)
+            // A safety limit: with two whole test runs side by side one took more than 10 s.
+            timeout: .seconds(30)
         )
         guard output.status == 0 else {
             throw SoundServerError(
