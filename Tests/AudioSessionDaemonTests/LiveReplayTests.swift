@@ -37,13 +37,8 @@ import Testing
         + "nothing the daemon can see"
 
     /// Where the daemon with a real player does not do what the engine does; each is a finding to fix in the
-    /// daemon, not a check to loosen.
-    static let knownDivergences: [String: Comment] = [
-        "p-player-taken-over-again-in-the-event-that-resumes-it-stays-paused.yaml": """
-            the daemon sends Play (P3) and Pause (A4) in one event; mpv, paused, never restarts, and the daemon \
-            then lets the grace end the session (U2) where the engine keeps it interrupted (P2)
-            """
-    ]
+    /// daemon, not a check to loosen. None is known now.
+    static let knownDivergences: [String: Comment] = [:]
 
     static func path(_ file: String) -> String { directory + "/" + file }
 
