@@ -57,10 +57,7 @@ import Testing
         try await replayPlayers(file, on: .pulseaudio)
     }
 
-    /// Not yet reliable: on PipeWire a `pause:` right after a call can read mpv's stream before the daemon's own
-    /// pause has corked it, and then presses Pause itself (p-user-pauses-during-the-call...), and
-    /// p-player-pressed-during-a-call... hears podcasts silent where the daemon says audible.
-    @Test(.disabled("players on PipeWire: two files fail live; see the comment"), arguments: playerFiles)
+    @Test(arguments: playerFiles)
     func replaysPlayersLiveOnPipeWire(_ file: String) async throws {
         try await replayPlayers(file, on: .pipewire)
     }
