@@ -9,7 +9,8 @@ import Testing
 /// `audiosessionctl replay --live`: every scenario that can run live, replayed against a real daemon on a private
 /// PulseAudio and a private PipeWire with real streams, each `expect` checked against what the daemon and the
 /// server report. Each file gets a fresh server and daemon, so no file sees another's leftovers (WirePlumber, for
-/// one, remembers each app's stream volume and mute). About 2.5 minutes for both servers on 2 cores.
+/// one, remembers each app's stream volume and mute). About 2.5 minutes for both servers on 2 cores; the player
+/// files (real mpv) take about 2.5 minutes more on each server.
 @Suite(.serialized, .timeLimit(.minutes(4))) struct LiveReplayTests {
     static let directory = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appending(path: "Scenarios").path
