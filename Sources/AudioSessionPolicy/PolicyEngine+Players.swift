@@ -90,10 +90,13 @@ extension PolicyEngine {
     }
 
     /// A player played again by P3 that the same event interrupts again (another session resumed after it takes
-    /// over) is not played: it stays paused by the daemon, now for the new interruption.
+    /// over) is not played: it stays paused by the daemon, now for the new interruption. If it had not obeyed the
+    /// earlier pause yet (its stream still runs: the interruption ended within the player's answer), that pause
+    /// is not taken back as obeyed: the caller asks for a new one with a timeout of its own (P1), so that the
+    /// stream's stop is still the daemon's pause (P2) and not the user's (POLICY-NOTES.md).
     private mutating func keepPausedIfNotPlayedYet(_ id: SessionID) {
         guard let play = effects.playersToPlay.removeValue(forKey: id) else { return }
-        modify(id) { $0.unaware?.player?.daemonPause = play.undoing }
+        if !hasRunningOutput(id) { modify(id) { $0.unaware?.player?.daemonPause = play.undoing } }
         if let grace = sessions[id]?.unaware?.graceTimer { cancelGraceTimer(grace) }
     }
 

@@ -348,6 +348,46 @@ import Testing
         }
     }
 
+    /// The server saves a stream's values per restore key as they change, the policy's duck too, and starts a
+    /// new stream of the key with them: music the user set to 70 % is ducked by a prompt, a second music stream
+    /// starts meanwhile (at the ducked volume, on PipeWire), and when the prompt ends both play at 70 %, not the
+    /// second at the leftover it came with.
+    @Test(arguments: PrivateSoundServer.Kind.allCases)
+    func aStreamStartedWhileAnotherOfItsKindIsDuckedGetsTheUsersVolume(_ kind: PrivateSoundServer.Kind) async throws {
+        let live = try await LiveDaemon(kind, extraModules: kind == .pulseaudio ? ["module-stream-restore"] : [])
+        defer { live.stop() }
+        let first = try live.play(role: "music")
+        defer { first.terminate() }
+        let music = try await live.stream(role: "music")
+        try await live.observer.setSinkInputVolume(music.index, Self.seventy)
+        try await eventually("the user's volume is in force") { try await live.current(music.index)?.volume == Self.seventy }
+        let prompt = try live.play(role: "navigation")
+        defer { prompt.terminate() }
+        let duckedVolume = Self.seventy.scaled(by: 0.25)
+        try await eventually("the music is ducked by the prompt") { try await live.current(music.index)?.volume == duckedVolume }
+
+        let second = try live.play(role: "music")
+        defer { second.terminate() }
+        // PipeWire shows a new stream at volume 0 until the values it restores arrive.
+        var next: PulseSinkInput?
+        let deadline = ContinuousClock.now + .seconds(15)
+        while next == nil, ContinuousClock.now < deadline {
+            next = try await live.observer.sinkInputs().first {
+                $0.properties["media.role"] == "music" && $0.index != music.index && $0.volume.average > 0
+            }
+            if next == nil { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        let nextIndex = try #require(next, "no second music stream with a volume above 0 within 15 s").index
+        try await eventually("the second music stream is ducked from the user's 70 %") {
+            try await live.current(nextIndex)?.volume == duckedVolume
+        }
+        prompt.stop()
+        try await eventually("both music streams play at the user's 70 % after the prompt") {
+            let now = (try await live.current(music.index), try await live.current(nextIndex))
+            return now.0?.volume == Self.seventy && now.1?.volume == Self.seventy
+        }
+    }
+
     @Test func streamRestoreKeepsTheUsersValuesNotThePolicys() async throws {
         let live = try await LiveDaemon(.pulseaudio, extraModules: ["module-stream-restore"])
         defer { live.stop() }

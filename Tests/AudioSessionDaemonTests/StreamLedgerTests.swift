@@ -106,6 +106,46 @@ import Testing
         #expect(ledger.apply(Self.audible, to: next, device: nil) == [.mute(next, false)])
     }
 
+    /// The server saves a stream's values per restore key as they change, the policy's too (WirePlumber's
+    /// restore-stream keys music by its role, so two music players share a key), and starts a new stream of
+    /// that key with them. A stream that starts with the policy's mute of another stream of its kind still
+    /// held muted (a second player started during a call) gets that stream's user values: it is unmuted when
+    /// its own verdict lets it be heard. Live: p-player-pressed-during-a-call... on PipeWire.
+    @Test func aStreamThatStartsWithThePolicysValuesOfAnotherOfItsKindGetsItsUsersValues() {
+        var ledger = Self.ledger()
+        #expect(ledger.apply(Self.silent, to: Self.stream, device: nil) == [.mute(Self.stream, true)])
+        let second = StreamOrigin.sinkInput(9)
+        let key = "sink-input-by-media-role:music"
+        let linking = ledger.observe(second, volume: PulseVolume(channels: [0, 0]), muted: false, device: StreamLedger.noDevice, restoreKey: key)
+        #expect(linking.0 == .nothingNew && linking.1.isEmpty)
+        let restored = ledger.observe(second, volume: Self.seventy, muted: true, device: 0, restoreKey: key)
+        #expect(restored.0 == .policyValuesOfAnotherStreamTakenBack && restored.1.isEmpty)
+        #expect(ledger.entries[second]?.userMuted == false)
+        #expect(ledger.apply(Self.silent, to: second, device: nil) == [], "during the call it stays muted")
+        #expect(ledger.apply(Self.audible, to: second, device: nil) == [.mute(second, false)])
+        // Ducked likewise: the ducked volume the server gives the next stream is not its user's volume.
+        Self.perform(ledger.apply(Self.ducked, to: Self.stream, device: nil), on: &ledger)
+        let third = StreamOrigin.sinkInput(11)
+        let ducked = ledger.observe(third, volume: Self.seventy.scaled(by: 0.25), muted: false, device: 0, restoreKey: key)
+        #expect(ducked.0 == .policyValuesOfAnotherStreamTakenBack)
+        #expect(ledger.entries[third]?.userVolume == Self.seventy)
+    }
+
+    /// When another stream of the key has those values as its user's own, the server's saved values may be the
+    /// user's: a new stream keeps them.
+    @Test func valuesAnotherStreamHasAsItsUsersOwnStayTheNewStreamsUsersValues() {
+        var ledger = Self.ledger()
+        let key = "sink-input-by-media-role:music"
+        let mutedByTheUser = StreamOrigin.sinkInput(7)
+        _ = ledger.observe(mutedByTheUser, volume: Self.seventy, muted: true, device: 0, restoreKey: key)
+        #expect(ledger.apply(Self.silent, to: Self.stream, device: nil) == [.mute(Self.stream, true)])
+        let next = StreamOrigin.sinkInput(9)
+        let report = ledger.observe(next, volume: Self.seventy, muted: true, device: 0, restoreKey: key)
+        #expect(report.0 == .nothingNew && report.1.isEmpty)
+        #expect(ledger.entries[next]?.userMuted == true)
+        #expect(ledger.apply(Self.audible, to: next, device: nil) == [])
+    }
+
     /// Another stream of the same app that was already playing is never taken for the next one, even when
     /// its values happen to be what the policy left.
     @Test func aStreamAlreadyKnownIsNotTakenForTheNextOne() {

@@ -162,4 +162,36 @@ import Testing
         #expect(!actions.contains { if case .pausePlayer = $0 { true } else { false } })
         #expect(engine.snapshot(of: Self.radio)?.mediaPlayer == nil)
     }
+
+    /// P1, P2 when a call ends before the player has obeyed the pause it was asked for: the event that ends the
+    /// call resumes the player (P3) and interrupts it again (a video app resumed after it takes over, A4). Its
+    /// stream still runs, so this is a new interruption of a running player: the daemon asks for a pause again,
+    /// with a timeout of its own, and the stream's stop that follows is that pause obeyed, not the user's (no
+    /// grace: the session stays interrupted). Live, the replay of
+    /// p-player-taken-over-again-in-the-event-that-resumes-it-stays-paused.yaml ran its steps faster than mpv
+    /// paused, and the daemon let the grace end the player's session.
+    @Test func aPlayerResumedAndTakenOverBeforeItPausedIsPausedAgainAndHeld() {
+        var engine = Self.playerAndPhone()
+        let tv = SessionID(3)
+        let tvOut = T.output(of: tv)
+        _ = engine.handle(
+            .sessionCreated(tv, SessionDeclaration(appName: "tv", unawareStreamProperties: ["media.role": "video"]))
+        )  // 3
+        _ = engine.handle(Self.started())  // 4
+        let taken = engine.actions(.streamStarted(tvOut, session: tv, direction: .output))  // 5: A4, pause asked
+        #expect(taken.contains(.pausePlayer(Self.radio, Reason(.P1, event: 5, session: tv))))
+        #expect(taken.contains(.startTimer(TimerID(rawValue: 1), milliseconds: 250)))
+        _ = engine.handle(.activate(Self.phone))  // 6: tv interrupted (A6), the radio now waits on the call (D4)
+        let ended = engine.actions(.deactivate(Self.phone, notifyOthers: true))  // 7
+        #expect(!ended.contains { if case .playPlayer = $0 { true } else { false } })
+        #expect(ended.contains(.pausePlayer(Self.radio, Reason(.P1, event: 7, session: tv))))
+        #expect(ended.contains(.cancelTimer(TimerID(rawValue: 1))))
+        #expect(ended.contains(.startTimer(TimerID(rawValue: 2), milliseconds: 250)))
+        #expect(engine.snapshot(of: Self.radio)?.state == .interrupted)
+        #expect(engine.snapshot(of: tv)?.state == .active)
+        // The player obeys now: its timeout is cancelled and no grace starts (P2).
+        #expect(engine.actions(.streamPaused(Self.radioOut)) == [.cancelTimer(TimerID(rawValue: 2))])
+        #expect(engine.snapshot(of: Self.radio)?.state == .interrupted)
+        #expect(engine.snapshot(of: Self.radio)?.mediaPlayer == .paused)
+    }
 }

@@ -84,6 +84,9 @@ struct StreamLedger: Sendable {
         /// A new stream came with the values the policy left on the app's last stream (`leftBehind`); the
         /// user's values are given back to it.
         case policyValuesTakenBack
+        /// A new stream came with the values the policy holds on another known stream of its restore key (the
+        /// server saved them for the key as they were written); that stream's user values are given to it.
+        case policyValuesOfAnotherStreamTakenBack
         /// The user (or a mixer app) set the stream's volume: it is the user's volume now, and a fade of the
         /// policy's on the way must stop, or its next step would write over it.
         case userSetVolume
@@ -102,14 +105,18 @@ struct StreamLedger: Sendable {
         restoreKey: String?
     ) -> (Observation, [Write]) {
         let provisional = device == Self.noDevice || volume.average == 0
-        if let key = restoreKey, let left = leftBehind[key], entries[origin]?.awaitingValues ?? true {
+        if let key = restoreKey, entries[origin]?.awaitingValues ?? true {
             // PipeWire first shows a new stream on no device and at volume 0, before the values it restores.
-            if !(provisional && volume != left.volume) {
+            if let left = leftBehind[key], !(provisional && volume != left.volume) {
                 leftBehind[key] = nil
                 if volume == left.volume && muted == left.muted {
                     let writes = takeBack(left, origin, volume: volume, muted: muted, device: device, restoreKey: key)
                     return (.policyValuesTakenBack, writes)
                 }
+            }
+            if !provisional, let held = policyValues(onAnotherStreamOf: key, volume: volume, muted: muted, besides: origin) {
+                let writes = takeBack(held, origin, volume: volume, muted: muted, device: device, restoreKey: key)
+                return (.policyValuesOfAnotherStreamTakenBack, writes)
             }
         }
         guard var entry = entries[origin] else {
@@ -154,6 +161,28 @@ struct StreamLedger: Sendable {
         }
         entries[origin] = entry
         return (observation, writes)
+    }
+
+    /// The policy's values in force on another known stream of restore key `key`, when they are `volume` and
+    /// `muted`: the server saved them for the key as the policy wrote them (WirePlumber's restore-stream and
+    /// module-stream-restore save a stream's values as they change) and gives them to each new stream of the
+    /// key. Nil when a stream of the key has those values as its user's own: the saved ones may be the user's.
+    private func policyValues(
+        onAnotherStreamOf key: String, volume: PulseVolume, muted: Bool, besides origin: StreamOrigin
+    ) -> LeftBehind? {
+        let sameKey = entries.filter { $0.key != origin && $0.value.restoreKey == key && !$0.value.awaitingValues }
+            .sorted { $0.key.description < $1.key.description }
+        guard !sameKey.contains(where: { $0.value.userVolume == volume && $0.value.userMuted == muted }),
+            let holder = sameKey.first(where: {
+                $0.value.policyInForce && $0.value.writtenVolume == volume && $0.value.writtenMuted == muted
+            })?.value
+        else { return nil }
+        return LeftBehind(
+            volume: holder.writtenVolume,
+            muted: holder.writtenMuted,
+            userVolume: holder.userVolume,
+            userMuted: holder.userMuted
+        )
     }
 
     /// What the server reports as the device of a stream that is on none (`PA_INVALID_INDEX`).

@@ -231,6 +231,9 @@ struct PulseSession {
         if observation == .policyValuesTakenBack {
             logger.info("\(origin) started with the policy's values the server kept from its app's last stream; given its user's values")
         }
+        if observation == .policyValuesOfAnotherStreamTakenBack {
+            logger.info("\(origin) started with the policy's values of another stream of its kind (\(input.properties["module-stream-restore.id"] ?? "")), which the server saved for it; given that stream's user values")
+        }
         if observation == .userSetVolume { fades[origin] = nil }
         if observation == .movedByServer {
             fades[origin] = nil
