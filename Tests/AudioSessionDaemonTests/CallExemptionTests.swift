@@ -139,7 +139,12 @@ import Testing
     @Test func aClientRunFromTheConfiguredExecutableIsExemptAndNoOtherFileIs() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.python))
         let daemon = try await Daemon { folder in
-            try? FileManager.default.copyItem(atPath: Self.python, toPath: folder + "/reader")
+            // Copied by cp, not in this process: a child another test forks meanwhile would inherit the copy's
+            // open descriptor until its exec, and running the copy then fails with ETXTBSY (it did once).
+            let copied = try? ChildProcess.run(
+                URL(fileURLWithPath: "/bin/cp"), [Self.python, folder + "/reader"],
+                environment: ChildProcess.environment([:]), timeout: .seconds(30))
+            #expect(copied?.status == 0, "cp \(Self.python): \(copied?.standardError ?? "did not run")")
             try? FileManager.default.createDirectory(
                 atPath: folder + "/daemon.yaml.d",
                 withIntermediateDirectories: true
