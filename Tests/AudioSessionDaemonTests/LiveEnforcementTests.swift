@@ -297,19 +297,37 @@ import Testing
         #expect(after.volume == Self.seventy)
     }
 
+    /// A daemon on a private `kind` that saves stream values per role (module-stream-restore on PulseAudio, as
+    /// WirePlumber's restore-stream on PipeWire), and music the user set to 70 %: the daemon, its player, its
+    /// stream. Stopped here if the setup fails; the caller stops them otherwise.
+    static func musicTheUserSetToSeventy(on kind: PrivateSoundServer.Kind) async throws
+        -> (LiveDaemon, Process, PulseSinkInput)
+    {
+        let live = try await LiveDaemon(kind, extraModules: kind == .pulseaudio ? ["module-stream-restore"] : [])
+        var player: Process?
+        do {
+            let first = try live.play(role: "music")
+            player = first
+            let music = try await live.stream(role: "music")
+            try await live.observer.setSinkInputVolume(music.index, Self.seventy)
+            try await eventually("the user's volume is in force") { try await live.current(music.index)?.volume == Self.seventy }
+            return (live, first, music)
+        } catch {
+            player?.terminate()
+            live.stop()
+            throw error
+        }
+    }
+
     /// An app's next stream starts with the user's values, never with a policy value the server saved from its
     /// last one (PulseAudio's module-stream-restore and WirePlumber's restore-stream save a stream's values
     /// per role when it ends): music the user set to 70 % ends muted by a call, then ends ducked by a prompt, and
     /// each time the app's next music stream plays at 70 %, unmuted.
     @Test(arguments: PrivateSoundServer.Kind.allCases)
     func anAppsNextStreamStartsWithTheUsersValuesNotThePolicys(_ kind: PrivateSoundServer.Kind) async throws {
-        let live = try await LiveDaemon(kind, extraModules: kind == .pulseaudio ? ["module-stream-restore"] : [])
+        let (live, first, music) = try await Self.musicTheUserSetToSeventy(on: kind)
         defer { live.stop() }
-        let first = try live.play(role: "music")
         defer { first.terminate() }
-        let music = try await live.stream(role: "music")
-        try await live.observer.setSinkInputVolume(music.index, Self.seventy)
-        try await eventually("the user's volume is in force") { try await live.current(music.index)?.volume == Self.seventy }
 
         let call = try live.play(role: "phone")
         defer { call.terminate() }
@@ -354,13 +372,9 @@ import Testing
     /// second at the leftover it came with.
     @Test(arguments: PrivateSoundServer.Kind.allCases)
     func aStreamStartedWhileAnotherOfItsKindIsDuckedGetsTheUsersVolume(_ kind: PrivateSoundServer.Kind) async throws {
-        let live = try await LiveDaemon(kind, extraModules: kind == .pulseaudio ? ["module-stream-restore"] : [])
+        let (live, first, music) = try await Self.musicTheUserSetToSeventy(on: kind)
         defer { live.stop() }
-        let first = try live.play(role: "music")
         defer { first.terminate() }
-        let music = try await live.stream(role: "music")
-        try await live.observer.setSinkInputVolume(music.index, Self.seventy)
-        try await eventually("the user's volume is in force") { try await live.current(music.index)?.volume == Self.seventy }
         let prompt = try live.play(role: "navigation")
         defer { prompt.terminate() }
         let duckedVolume = Self.seventy.scaled(by: 0.25)
