@@ -36,11 +36,26 @@ public enum ChildProcess {
         return handle
     }
 
-    /// Starts `process` with no signal blocked. Foundation's posix_spawn passes on the signal mask of the
-    /// calling thread, and Dispatch and Swift concurrency threads block nearly every signal: a child started
-    /// from one would ignore `terminate()`. For the few instructions of the spawn, this thread takes signals
-    /// sent to the whole process, which then act as they would on any other unblocked thread.
+    /// Starts `process` with no signal blocked, one start at a time in the whole test process.
+    ///
+    /// Foundation's posix_spawn passes on the signal mask of the calling thread, and Dispatch and Swift
+    /// concurrency threads block nearly every signal: a child started from one would ignore `terminate()`. For
+    /// the few instructions of the spawn, this thread takes signals sent to the whole process, which then act as
+    /// they would on any other unblocked thread.
+    ///
+    /// One at a time: Foundation learns that a child has exited when its end of a socket pair closes, and that
+    /// end is open in this process, without close-on-exec, until the spawn returns. A child another thread
+    /// starts meanwhile inherits it and keeps it open for as long as it lives: a `pactl` then "did not finish"
+    /// for as long as a sound server started beside it ran (every run, once tests ran on threads of their own,
+    /// `.ownThreads`). Every test starts its children here (`ChildProcess.run`, `PrivateSoundServer.spawn`, and
+    /// the tests' own `launch` calls).
     public static func launch(_ process: Process) throws {
+        try launching.withLock { _ in try startUnblocked(process) }
+    }
+
+    private static let launching = Locked(())
+
+    private static func startUnblocked(_ process: Process) throws {
         var unblocked = sigset_t()
         var previous = sigset_t()
         sigemptyset(&unblocked)

@@ -64,7 +64,7 @@ import Testing
             ]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle(forWritingAtPath: folder + "/daemon.log")
-            try process.run()
+            try ChildProcess.launch(process)
             let socket = socket
             // A connection, not the socket file: the file is there from bind(), a moment before listen().
             try await eventually("the daemon listens") { (try? ControlConnection(path: socket, readTimeout: .seconds(60))) != nil }
@@ -112,7 +112,7 @@ import Testing
             app.standardOutput = FileHandle(forWritingAtPath: output)
             app.standardError = FileHandle(forWritingAtPath: output)
             app.standardInput = again ? Pipe() : FileHandle.nullDevice
-            try app.run()
+            try ChildProcess.launch(app)
             return app
         }
     }

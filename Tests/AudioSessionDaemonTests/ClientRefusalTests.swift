@@ -34,7 +34,7 @@ import Testing
         ]
         daemon.standardOutput = FileHandle.nullDevice
         daemon.standardError = FileHandle.nullDevice
-        try daemon.run()
+        try ChildProcess.launch(daemon)
         // Not waited for: a blocking wait would hold one of the test pool's few threads.
         defer { daemon.terminate() }
         // A connection, not the socket file: the file is there from bind(), a moment before listen().
@@ -47,7 +47,7 @@ import Testing
         let errors = Pipe()
         app.standardOutput = FileHandle.nullDevice
         app.standardError = errors
-        try app.run()
+        try ChildProcess.launch(app)
         try await eventually("the app ends", within: 10) { !app.isRunning }
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(app.terminationStatus != 0)

@@ -41,7 +41,7 @@ import Testing
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        try process.run()
+        try ChildProcess.launch(process)
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         _ = process.waitForExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))

@@ -373,7 +373,7 @@ import Testing
             "--time-scale", String(ReplayDaemon.timeScale), Self.scenarios + "/x-a-phones-day.yaml",
         ]
         replay.standardOutput = FileHandle.nullDevice
-        try replay.run()
+        try ChildProcess.launch(replay)
         // Once the replay's sessions are there it is under way: SIGTERM stops it at its next step.
         try await eventually("the replay to start its sessions", within: 20) {
             try ControlConnection(path: live.socket, readTimeout: .seconds(60)).status().sessions.count >= 2
@@ -548,7 +548,7 @@ enum BuiltTool {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.standardError
-        try process.run()
+        try ChildProcess.launch(process)
         return Running(process, output: output)
     }
 
@@ -573,7 +573,7 @@ enum BuiltTool {
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = FileHandle(fileDescriptor: secondary, closeOnDealloc: false)
-        try process.run()
+        try ChildProcess.launch(process)
         close(secondary)
         // Read until the tool has closed its end (EIO on Linux), each read waiting at most 10 s.
         var bytes: [UInt8] = []

@@ -87,7 +87,7 @@ import Testing
         process.standardError = FileHandle.nullDevice
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
-        try process.run()
+        try ChildProcess.launch(process)
         defer {
             // SIGKILL: the in-process daemon's ServiceGroup ignores SIGTERM and SIGINT in this process (it traps
             // them), and a child inherits ignored signals, so the monitor would outlive a terminate().

@@ -295,7 +295,7 @@ final class SmallDisk: @unchecked Sendable {
         let mount = Process()
         mount.executableURL = URL(fileURLWithPath: "/bin/mount")
         mount.arguments = ["-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", path]
-        try mount.run()
+        try ChildProcess.launch(mount)
         mount.waitUntilExit()
         guard mount.terminationStatus == 0 else {
             throw LiveTestError(
@@ -330,7 +330,7 @@ final class SmallDisk: @unchecked Sendable {
         let umount = Process()
         umount.executableURL = URL(fileURLWithPath: "/bin/umount")
         umount.arguments = ["-l", path]
-        try? umount.run()
+        try? ChildProcess.launch(umount)
         umount.waitUntilExit()
         mounted = false
     }

@@ -128,7 +128,7 @@ struct CtlResult: Sendable {
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        try ChildProcess.launch(process)
         // Both pipes read while it runs: a program that prints more than a pipe holds would otherwise never end.
         let complained = Locked(Data())
         let readingErrors = DispatchSemaphore(value: 0)
