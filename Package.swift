@@ -119,8 +119,6 @@ let package = Package(
         ),
         // What tests and benchmarks share: a seeded random generator, private sound servers.
         .target(name: "AudioSessionTestSupport", dependencies: ["Locking"]),
-        // The `.ownThreads` trait every test suite has: tests run on threads of their own, not on the shared pool.
-        .target(name: "AudioSessionTestThreads"),
         // The daemon against PulseAudio's own modules, side by side on private servers (docs/BENCHMARKS.md).
         .executableTarget(
             name: "DaemonBenchmark",
@@ -131,33 +129,31 @@ let package = Package(
         .executableTarget(name: "AudioSessionFuzz", dependencies: ["AudioSessionProtocol", "AudioSessionScenario"]),
         // Prints engine throughput and state size; run with `make bench` (release mode).
         .executableTarget(name: "PolicyBenchmark", dependencies: ["AudioSessionPolicy", "AudioSessionTestSupport"]),
-        .testTarget(name: "AudioSessionPolicyTests", dependencies: ["AudioSessionTestThreads", "AudioSessionPolicy", "AudioSessionTestSupport"]),
+        .testTarget(name: "AudioSessionPolicyTests", dependencies: ["AudioSessionPolicy", "AudioSessionTestSupport"]),
         .testTarget(
             name: "AudioSessionScenarioTests",
-            dependencies: ["AudioSessionTestThreads", "AudioSessionScenario", "AudioSessionCLI", "AudioSessionPolicy"],
+            dependencies: ["AudioSessionScenario", "AudioSessionCLI", "AudioSessionPolicy"],
             exclude: ["../Scenarios"]
         ),
         .testTarget(
             name: "AudioSessionClientTests",
             dependencies: [
-                "AudioSessionTestThreads",
                 "Locking", "AudioSessionClient", "AudioSessionDaemon", "AudioSessionCLI", "AudioSessionPolicy",
                 "AudioSessionProtocol", "AudioSessionTestSupport", .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "AudioSessionPlaybackTests", dependencies: ["AudioSessionTestThreads", "AudioSessionPlayback"]),
-        .testTarget(name: "PulseBackendTests", dependencies: ["AudioSessionTestThreads", "Locking", "PulseBackend", "AudioSessionTestSupport"]),
-        .testTarget(name: "DBusBackendTests", dependencies: ["AudioSessionTestThreads", "Locking", "DBusBackend", "AudioSessionTestSupport"]),
+        .testTarget(name: "AudioSessionPlaybackTests", dependencies: ["AudioSessionPlayback"]),
+        .testTarget(name: "PulseBackendTests", dependencies: ["Locking", "PulseBackend", "AudioSessionTestSupport"]),
+        .testTarget(name: "DBusBackendTests", dependencies: ["Locking", "DBusBackend", "AudioSessionTestSupport"]),
         // Recorded `amixer contents` lists are read from the source tree, not bundled.
         .testTarget(
             name: "AlsaBackendTests",
-            dependencies: ["AudioSessionTestThreads", "AlsaBackend", "AudioSessionTestSupport"],
+            dependencies: ["AlsaBackend", "AudioSessionTestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "AudioSessionDaemonTests",
             dependencies: [
-                "AudioSessionTestThreads",
                 "Locking", "AudioSessionDaemon", "AudioSessionProtocol", "AudioSessionCLI", "PulseBackend",
                 "AudioSessionTestSupport", "DBusBackend",
             ]

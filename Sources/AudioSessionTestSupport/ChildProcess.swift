@@ -46,9 +46,9 @@ public enum ChildProcess {
     /// One at a time: Foundation learns that a child has exited when its end of a socket pair closes, and that
     /// end is open in this process, without close-on-exec, until the spawn returns. A child another thread
     /// starts meanwhile inherits it and keeps it open for as long as it lives: a `pactl` then "did not finish"
-    /// for as long as a sound server started beside it ran (every run, once tests ran on threads of their own,
-    /// `.ownThreads`). Every test starts its children here (`ChildProcess.run`, `PrivateSoundServer.spawn`, and
-    /// the tests' own `launch` calls).
+    /// for as long as a sound server started beside it ran (every run, while tests ran on threads of their own;
+    /// docs/TESTING.md). Every test starts its children here (`ChildProcess.run`, `PrivateSoundServer.spawn`,
+    /// and the tests' own `launch` calls).
     public static func launch(_ process: Process) throws {
         try launching.withLock { _ in try startUnblocked(process) }
     }

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import Locking
 import AlsaBackend
 import AudioSessionTestSupport
@@ -8,7 +7,7 @@ import Testing
 
 /// Everything that opens an ALSA device, one test at a time against the one private PulseAudio of
 /// `SharedPulseServer`, through the ALSA `pulse` plug-in (libasound2-plugins).
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4))) struct AlsaDeviceTests {
+@Suite(.serialized, .timeLimit(.minutes(4))) struct AlsaDeviceTests {
     let server: PrivateSoundServer
     let directory: String
 

@@ -1,9 +1,8 @@
-import AudioSessionTestThreads
 import AlsaBackend
 import Foundation
 import Testing
 
-@Suite(.ownThreads) struct AudioFileTests {
+@Suite struct AudioFileTests {
     private func withScratch<Result>(_ body: (String) throws -> Result) throws -> Result {
         let directory = try makeScratchDirectory()
         defer { removeDirectory(directory) }

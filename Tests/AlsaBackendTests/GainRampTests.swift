@@ -1,9 +1,8 @@
-import AudioSessionTestThreads
 import AlsaBackend
 import Foundation
 import Testing
 
-@Suite(.ownThreads) struct GainRampTests {
+@Suite struct GainRampTests {
     private func s16(_ samples: [Int16]) -> [UInt8] {
         samples.flatMap { sample in withUnsafeBytes(of: sample.littleEndian) { Array($0) } }
     }

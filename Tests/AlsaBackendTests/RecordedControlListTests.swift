@@ -1,9 +1,8 @@
-import AudioSessionTestThreads
 import AlsaBackend
 import Foundation
 import Testing
 
-@Suite(.ownThreads) struct RecordedControlListTests {
+@Suite struct RecordedControlListTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
     static let expected: [String: [JackControl]] = [

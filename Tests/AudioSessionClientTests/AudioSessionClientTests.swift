@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import Locking
 import AudioSessionClient
 import AudioSessionPolicy
@@ -9,7 +8,7 @@ import Testing
 
 /// The library against a real daemon in this process (no sound server). Blocking calls run on threads of
 /// their own (`onThread`), as an app's would.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct AudioSessionClientTests {
+@Suite(.timeLimit(.minutes(3))) struct AudioSessionClientTests {
     @Test func categoryAndActivationRoundTrip() async throws {
         try await TestDaemon.with { daemon in
             try await onThread {

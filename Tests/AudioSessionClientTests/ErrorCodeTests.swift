@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionProtocol
 import Testing
 
@@ -6,7 +5,7 @@ import Testing
 
 /// The daemon's error codes as the library reads them: a known code is kept, one the library does not know
 /// (from a newer daemon) is still an error, `unexpectedReply`, with the daemon's code and words in the message.
-@Suite(.ownThreads) struct ErrorCodeTests {
+@Suite struct ErrorCodeTests {
     static let fullDisk =
         "activate refused: the daemon cannot write its state: no room for the stream journal /var/lib/audiosessiond/streams.json (4096 bytes): cannot write /var/lib/audiosessiond/space.probe: No space left on device (ENOSPC, errno 28)"
 

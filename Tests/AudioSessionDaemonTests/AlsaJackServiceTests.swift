@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AlsaBackend
 import AudioSessionPolicy
 import AudioSessionScenario
@@ -11,7 +10,7 @@ import Testing
 
 /// The jack service's thread, fed control lists recorded on real machines (this one has no sound card): what
 /// it reports to the policy as a headset is plugged in and pulled out again.
-@Suite(.ownThreads, .timeLimit(.minutes(4))) struct AlsaJackServiceTests {
+@Suite(.timeLimit(.minutes(4))) struct AlsaJackServiceTests {
     /// Recorded lists, one per control event: the first is what the card shows when the daemon starts.
     final class RecordedCard: JackSource {
         private let readings: Locked<[[JackControl]]>

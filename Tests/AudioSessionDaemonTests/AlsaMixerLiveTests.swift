@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionProtocol
 import AudioSessionTestSupport
@@ -11,7 +10,7 @@ import Testing
 /// A real `audiosessiond --no-sound-server` enforcing the silent switch and the system volume on a real ALSA
 /// mixer control: the `pulse` control device of libasound2-plugins, whose `Master` is the private PulseAudio
 /// server's default sink. What the control does is read back from the server with pactl, as a user would.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4))) struct AlsaMixerLiveTests {
+@Suite(.serialized, .timeLimit(.minutes(4))) struct AlsaMixerLiveTests {
     /// The daemon process with an `alsa` section naming the `pulse` card, on a private PulseAudio.
     final class MixerDaemon: Sendable {
         let server: PrivateSoundServer

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionTestSupport
 import Foundation
 import Testing
@@ -7,7 +6,7 @@ import Testing
 
 /// The daemon on a session bus closes every descriptor once: its bus connection, the eventfd that wakes the
 /// connection's thread, and a connection to a bus that is not there. Checked with strace, as `DescriptorTests`.
-@Suite(.ownThreads, .timeLimit(.minutes(4))) struct BusDescriptorTests {
+@Suite(.timeLimit(.minutes(4))) struct BusDescriptorTests {
     @Test func theDaemonOnABusClosesEachDescriptorOnce() async throws {
         let strace = try #require(ChildProcess.executable(named: "strace"), "strace is not installed (make deps)")
         let bus = try await PrivateSessionBus.start()

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionProtocol
 import AudioSessionScenario
@@ -8,7 +7,7 @@ import Testing
 
 /// D8 in the journal: a scenario knows A2's exemption by name only, so the export names the sessions the daemon
 /// found exempt by what they run, and leaves out a listed name whose client was not; the replay then agrees.
-@Suite(.ownThreads) struct CallExemptionExportTests {
+@Suite struct CallExemptionExportTests {
     @Test func theExportListsWhomTheDaemonFoundExemptAndTheReplayAgrees() throws {
         var driver = CoreDriver(config: PolicyConfig(callExemptApps: ["orca"]))
         driver.core.callExemptClients = [CallExemptClient(executable: "/opt/reader/bin/reader")]

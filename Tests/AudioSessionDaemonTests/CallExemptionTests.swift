@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionProtocol
 import AudioSessionTestSupport
 import Foundation
@@ -10,7 +9,7 @@ import Testing
 /// whom, as the kernel says, never by the name it declares. Real daemons, real sockets, and real programs: the
 /// apps are a small Python client run by the system's interpreter, by a copy of it (the same bytes, another
 /// file) or through a symlink to it.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4))) struct CallExemptionTests {
+@Suite(.serialized, .timeLimit(.minutes(4))) struct CallExemptionTests {
     static let python = "/usr/bin/python3.11"
 
     /// The app: `hello` as NAME, `setCategory playback`, `activate`, one JSON line with the outcome; with

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionTestSupport
 import Foundation
 import Testing
@@ -8,7 +7,7 @@ import Testing
 /// The client library when the daemon refuses it for good: an app that declares a call (`isCall: true`) without
 /// being the daemon's user or root gets `notPermitted` from its first call, at once, and the library does not
 /// keep trying. The VoIP example is that app, run as `nobody` against a daemon whose socket anyone may use.
-@Suite(.ownThreads, .timeLimit(.minutes(4))) struct ClientRefusalTests {
+@Suite(.timeLimit(.minutes(4))) struct ClientRefusalTests {
     static let examples = (CommandLine.arguments[0] as NSString).deletingLastPathComponent
 
     @Test func anUntrustedCallAppIsRefusedAtOnceAndNotRetried() async throws {

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionProtocol
 import AudioSessionScenario
 import AudioSessionTestSupport
@@ -11,7 +10,7 @@ import Testing
 @testable import AudioSessionDaemon
 
 /// The daemon's configuration file: checked at start and on SIGHUP; a bad reload keeps the running one.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4))) struct ConfigurationTests {
+@Suite(.serialized, .timeLimit(.minutes(4))) struct ConfigurationTests {
     static func write(_ text: String, to name: String) throws -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "config-\(UUID().uuidString.prefix(8))"

@@ -1,11 +1,10 @@
-import AudioSessionTestThreads
 import Testing
 
 @testable import AudioSessionDaemon
 
 /// The per-connection budget as a value: what it lets in, when it says a client is not reading, and when a
 /// half-closed connection may close.
-@Suite(.ownThreads) struct ConnectionBudgetTests {
+@Suite struct ConnectionBudgetTests {
     @Test func requestsAreTakenUpToTheLimitAndEachWrittenReplyMakesRoomAgain() {
         var budget = ConnectionBudget()
         let cost = ConnectionBudget.requestLimit / 4

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import Locking
 import AudioSessionTestSupport
 import Foundation
@@ -10,7 +9,7 @@ import Glibc
 
 /// 500 clients connect at once and every one is answered: the listen backlog holds them all until the daemon
 /// accepts them.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct ConnectionBurstTests {
+@Suite(.timeLimit(.minutes(3))) struct ConnectionBurstTests {
     @Test func fiveHundredClientsConnectingAtOnceAreEachAnswered() async throws {
         let daemon = try await BareDaemon(name: "burst")
         defer { daemon.stop() }

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionProtocol
 import AudioSessionTestSupport
@@ -12,7 +11,7 @@ import Testing
 
 /// The daemon killed, stopped and started again on a real sound server: it never leaves a stream muted or
 /// ducked, never overwrites what the user set, and keeps the user's switch and output (docs/STATE.md).
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3))) struct CrashSafetyTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct CrashSafetyTests {
     /// 10 games (ambient) muted by the silent switch (O4) and 10 radios (mixable playback) ducked by a
     /// navigation prompt (O7), each with a volume of its user's, from 40% to 85%.
     static let userVolumes: [Double] = (0..<10).map { 0.40 + 0.05 * Double($0) }

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import Locking
 import AudioSessionPolicy
 import AudioSessionProtocol
@@ -10,7 +9,7 @@ import Testing
 
 /// `audiosessionctl`'s control commands against a daemon in this process (no sound server): sessions and
 /// streams are made by plain clients, as apps would.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct CtlCommandTests {
+@Suite(.timeLimit(.minutes(3))) struct CtlCommandTests {
     @Test func statusShowsSessionsAndStreams() async throws {
         let (text, json) = try await InProcessDaemon.with { daemon in
             try await onThread {

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionProtocol
 import AudioSessionTestSupport
@@ -16,7 +15,7 @@ import Testing
 /// that a pipe gets at once, colour only on a terminal without NO_COLOR, one-line errors with documented exit
 /// statuses, and a live replay that leaves the daemon as it found it. The tool runs in this process (through
 /// `AudioSessionCtl.exitStatus`, as its `main` does) or as the built binary where a pipe or a terminal matters.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct CtlHabitsTests {
+@Suite(.timeLimit(.minutes(3))) struct CtlHabitsTests {
     // MARK: run
 
     @Test func runSaysWhichSessionItMadeAndEachChangeOnStandardError() async throws {
@@ -314,7 +313,7 @@ import Testing
 
 /// The live replay against a daemon on a private PulseAudio: it leaves the switch, the lock and the output
 /// selection as it found them, and no sessions, whether the scenario passed or failed.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4))) struct LiveReplayRestorationTests {
+@Suite(.serialized, .timeLimit(.minutes(4))) struct LiveReplayRestorationTests {
     static let scenarios = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appending(path: "Scenarios").path
 

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionProtocol
 import Testing
@@ -6,7 +5,7 @@ import Testing
 @testable import AudioSessionDaemon
 
 /// The daemon's logic without sockets or a sound server: inputs in, effects out.
-@Suite(.ownThreads) struct DaemonCoreTests {
+@Suite struct DaemonCoreTests {
     static let owner: UInt32 = 1000
     static let music = ClientID(rawValue: 1)
     static let phone = ClientID(rawValue: 2)

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionTestSupport
 import Foundation
 import Testing
@@ -7,7 +6,7 @@ import Testing
 /// just been given (libpulse's, which then aborts in `pa_make_fd_cloexec`), so a close that fails with EBADF is
 /// a bug even when nothing else shows it. Checked with strace on the command-line tool's failure paths, where
 /// a throwing initializer once closed its socket a second time from `deinit`.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct DescriptorTests {
+@Suite(.timeLimit(.minutes(3))) struct DescriptorTests {
     static var ctlPath: String {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("audiosessionctl")
             .path

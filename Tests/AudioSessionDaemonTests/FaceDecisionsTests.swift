@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionProtocol
 import Testing
@@ -7,7 +6,7 @@ import Testing
 
 /// The `decisions` request (the D-Bus face's `RecentDecisions`) on the pure core: the last decisions, each
 /// with its number, bounded, and a count it cannot give refused with why.
-@Suite(.ownThreads) struct FaceDecisionsTests {
+@Suite struct FaceDecisionsTests {
     /// The reply to `decisions` with `count` from a control client.
     private func decisions(_ core: inout DaemonCore, count: Int?) -> Reply? {
         var request = Request(id: .number(1), op: .decisions)

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import Locking
 import AudioSessionTestSupport
 import Foundation
@@ -6,7 +5,7 @@ import Synchronization
 import Testing
 
 /// docs/DBUS.md's examples of the daemon's D-Bus interface, run as they are written, on a private bus.
-@Suite(.ownThreads, .serialized) struct FaceDocumentationTests {
+@Suite(.serialized) struct FaceDocumentationTests {
     /// One `$ ` command of the section and the answer shown under it (empty: none shown, none checked).
     struct Example {
         var command: String

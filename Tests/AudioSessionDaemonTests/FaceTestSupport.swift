@@ -43,12 +43,18 @@ struct FaceDaemon: Sendable {
         let path = directory + "/control"
         var logger = log.map { kept in Logger(label: "audiosessiond-test") { _ in kept } } ?? Logger(label: "audiosessiond-test")
         logger.logLevel = log == nil ? .warning : .info
+        // Its socket listening and its name owned are waited for both: the name can come first.
+        let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
         let daemon = Task { [logger] in
+            defer { readyContinuation.finish() }
             try await Daemon.run(
-                DaemonOptions(socketPath: path, soundServer: false, dbusFace: .address(bus.address)),
+                DaemonOptions(
+                    socketPath: path, soundServer: false, onReady: { readyContinuation.yield() },
+                    dbusFace: .address(bus.address)),
                 logger: logger
             )
         }
+        for await _ in ready { break }
         do {
             try await within(30, "the daemon to own \(name)") {
                 if try await observer.nameOwner(name) != nil { return }

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import Locking
 import AudioSessionDaemon
 import AudioSessionProtocol
@@ -12,7 +11,7 @@ import Testing
 
 /// The daemon's D-Bus interface on a real private `dbus-daemon`, called with `busctl`, `gdbus` and sd-bus, and
 /// checked against what `audiosessionctl` (the control socket) says.
-@Suite(.ownThreads, .serialized) struct FaceTests {
+@Suite(.serialized) struct FaceTests {
     @Test func whatTheDaemonIntrospectsIsTheFileInTheRepository() async throws {
         let file = try String(
             contentsOfFile: FaceDaemon.repository + "/docs/dbus/org.audiosessiond.Daemon1.xml",

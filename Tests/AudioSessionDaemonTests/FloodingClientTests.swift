@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import Locking
 import AudioSessionPolicy
 import AudioSessionProtocol
@@ -13,7 +12,7 @@ import Testing
 /// meanwhile and other clients are answered. A client that lets events pile up unread is disconnected once the
 /// daemon holds a megabyte it has not read, and its session ends as if it had gone. A `watch` that falls behind
 /// gets the latest status, never a megabyte of old ones. A line over the size limit is answered, not kept.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct FloodingClientTests {
+@Suite(.timeLimit(.minutes(3))) struct FloodingClientTests {
     @Test func aClientThatPipelinesWithoutReadingIsSlowedNotDroppedAndTheDaemonsMemoryStaysNearIdle() async throws {
         let daemon = try await BareDaemon(name: "flood")
         defer { daemon.stop() }

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionProtocol
 import AudioSessionTestSupport
 import Foundation
@@ -12,7 +11,7 @@ import Testing
 /// needs a state write is refused with `stateUnavailable`, a stream whose journal entry cannot be written is
 /// not silenced, nothing is left muted after `kill -9`, and the log tells of the failure once.
 /// Mounting a tmpfs needs root (as the tests run in CI); elsewhere the suite is skipped, saying why.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3)), .enabled(if: geteuid() == 0, "needs root to mount a small tmpfs"))
+@Suite(.serialized, .timeLimit(.minutes(3)), .enabled(if: geteuid() == 0, "needs root to mount a small tmpfs"))
 struct FullDiskTests {
     @Test func aRequestThatNeedsAStateWriteIsRefusedWithStateUnavailableWhileTheDiskIsFull() async throws {
         let rig = try await CrashRig(.pulseaudio)

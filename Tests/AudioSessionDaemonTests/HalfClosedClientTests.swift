@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import Locking
 import AudioSessionProtocol
 import AudioSessionTestSupport
@@ -7,7 +6,7 @@ import Testing
 
 /// A client that writes its requests and then closes its sending side (`shutdown(SHUT_WR)`, what
 /// `nc -N` and `socat` do at the end of their input) gets every reply, then the daemon closes its side.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct HalfClosedClientTests {
+@Suite(.timeLimit(.minutes(3))) struct HalfClosedClientTests {
     @Test func aClientThatClosesItsSendingSideGetsEveryReplyThenEndOfFile() async throws {
         let (sent, lines, sessionEnded) = try await InProcessDaemon.with { daemon in
             try await onThread {

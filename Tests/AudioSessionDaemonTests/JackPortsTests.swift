@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AlsaBackend
 import AudioSessionPolicy
 import AudioSessionProtocol
@@ -10,7 +9,7 @@ import Testing
 
 /// Jack controls as ports, from control lists recorded on real machines (`amixer -c 0 contents`), and what the
 /// policy makes of a jack changing.
-@Suite(.ownThreads) struct JackPortsTests {
+@Suite struct JackPortsTests {
     static func recorded(_ name: String) throws -> [JackControl] {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../AlsaBackendTests/Fixtures/\(name).amixer").standardized.path

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionProtocol
 import AudioSessionScenario
@@ -13,7 +12,7 @@ import Testing
 
 /// The event log and `audiosessionctl journal export`: what the daemon decided replays, as a scenario, to the
 /// same decisions; a replay that differs fails.
-@Suite(.ownThreads, .timeLimit(.minutes(4))) struct JournalTests {
+@Suite(.timeLimit(.minutes(4))) struct JournalTests {
     @Test func aDaemonsEventsExportToAScenarioThatReplaysAndATamperedOneFails() throws {
         var driver = CoreDriver()
         driver.drive()

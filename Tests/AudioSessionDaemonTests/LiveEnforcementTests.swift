@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionProtocol
 import AudioSessionTestSupport
@@ -9,7 +8,7 @@ import Testing
 @testable import AudioSessionCLI
 
 /// The daemon on real PulseAudio and PipeWire servers, with real streams, as an independent client sees them.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4))) struct LiveEnforcementTests {
+@Suite(.serialized, .timeLimit(.minutes(4))) struct LiveEnforcementTests {
     static let seventy = PulseVolume(channels: [45875, 45875])
 
     @Test(arguments: PrivateSoundServer.Kind.allCases)

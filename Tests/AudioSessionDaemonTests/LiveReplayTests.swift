@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionScenario
 import AudioSessionTestSupport
@@ -13,7 +12,7 @@ import Testing
 /// one, remembers each app's stream volume and mute). The replays themselves are in the suites below, one per
 /// server and kind of file: each runs its files one at a time, and the four run beside each other (one after
 /// another they were the longest part of `make test`, 8 minutes of its 12 on this machine, mostly waiting).
-@Suite(.ownThreads, .timeLimit(.minutes(4))) struct LiveReplayTests {
+@Suite(.timeLimit(.minutes(4))) struct LiveReplayTests {
     static let directory = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appending(path: "Scenarios").path
 
@@ -237,7 +236,7 @@ final class ReplayDaemon: @unchecked Sendable {
 }
 
 /// The files without players, live on a private PulseAudio, one at a time.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4))) struct LiveReplayOnPulseAudioTests {
+@Suite(.serialized, .timeLimit(.minutes(4))) struct LiveReplayOnPulseAudioTests {
     @Test(arguments: LiveReplayTests.liveFiles)
     func replaysLiveOnPulseAudio(_ file: String) async throws {
         try await LiveReplayTests.replay(file, on: .pulseaudio)
@@ -245,7 +244,7 @@ final class ReplayDaemon: @unchecked Sendable {
 }
 
 /// The files without players, live on a private PipeWire (pipewire-pulse), one at a time.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4))) struct LiveReplayOnPipeWireTests {
+@Suite(.serialized, .timeLimit(.minutes(4))) struct LiveReplayOnPipeWireTests {
     @Test(arguments: LiveReplayTests.liveFiles)
     func replaysLiveOnPipeWire(_ file: String) async throws {
         try await LiveReplayTests.replay(file, on: .pipewire)
@@ -253,7 +252,7 @@ final class ReplayDaemon: @unchecked Sendable {
 }
 
 /// The files with players (real mpv, POLICY section 6b) on a private PulseAudio, one at a time.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4))) struct LiveReplayPlayersOnPulseAudioTests {
+@Suite(.serialized, .timeLimit(.minutes(4))) struct LiveReplayPlayersOnPulseAudioTests {
     @Test(arguments: LiveReplayTests.playerFiles)
     func replaysPlayersLiveOnPulseAudio(_ file: String) async throws {
         try await LiveReplayTests.replayPlayers(file, on: .pulseaudio)
@@ -261,7 +260,7 @@ final class ReplayDaemon: @unchecked Sendable {
 }
 
 /// The files with players on a private PipeWire, one at a time.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4))) struct LiveReplayPlayersOnPipeWireTests {
+@Suite(.serialized, .timeLimit(.minutes(4))) struct LiveReplayPlayersOnPipeWireTests {
     @Test(arguments: LiveReplayTests.playerFiles)
     func replaysPlayersLiveOnPipeWire(_ file: String) async throws {
         try await LiveReplayTests.replayPlayers(file, on: .pipewire)

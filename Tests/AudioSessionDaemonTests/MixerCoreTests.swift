@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionProtocol
 import Testing
@@ -7,7 +6,7 @@ import Testing
 
 /// The ALSA mixer control as the core drives it (no sound server): the silent switch holds it muted while
 /// nothing that may be heard plays, `setVolume` sets the system volume, outside changes are the user's.
-@Suite(.ownThreads) struct MixerCoreTests {
+@Suite struct MixerCoreTests {
     typealias Core = DaemonCoreTests
     static let music = DaemonCoreTests.music
     static let phone = DaemonCoreTests.phone
@@ -114,7 +113,7 @@ import Testing
 }
 
 /// The user's own mixer values apart from the daemon's hold.
-@Suite(.ownThreads) struct MixerLedgerTests {
+@Suite struct MixerLedgerTests {
     typealias Reading = MixerLedger.Reading
 
     @Test func holdingMutesAndGivingBackRestoresTheUsersValues() {

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionProtocol
 import AudioSessionTestSupport
 import Foundation
@@ -9,7 +8,7 @@ import Testing
 
 /// Section 6b live: a real mpv with the mpv-mpris plug-in playing into a private sound server, on a private
 /// session bus, a real daemon on both, `playerctl` as the user's media keys and `paplay` as an unaware call.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3))) struct MprisLiveTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct MprisLiveTests {
     @Test(arguments: PrivateSoundServer.Kind.allCases)
     func aCallPausesThePlayerAndItPlaysAgainAfter(_ kind: PrivateSoundServer.Kind) async throws {
         let rig = try await MprisRig(kind)

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import Locking
 import AudioSessionProtocol
 import AudioSessionTestSupport
@@ -12,7 +11,7 @@ import Testing
 /// Issue 14 item 8, a bad player, live: a stand-in MPRIS player (this test process owns
 /// `org.mpris.MediaPlayer2.standin` on a private bus and plays its music stream itself) that answers `Pause`
 /// with an error. A real player that refuses could not be had here: mpv pauses whenever asked.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4))) struct MprisStandInTests {
+@Suite(.serialized, .timeLimit(.minutes(4))) struct MprisStandInTests {
     static let name = "org.mpris.MediaPlayer2.standin"
 
     @Test func aStandInPlayerThatAnswersThePauseWithAnErrorIsMutedInsteadAndLoggedOnce() async throws {

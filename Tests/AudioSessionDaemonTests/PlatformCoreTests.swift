@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionProtocol
 import Testing
@@ -6,7 +5,7 @@ import Testing
 @testable import AudioSessionDaemon
 
 /// The core's side of the platform: feedbackd's profile in, its profile out, the lock in (no D-Bus here).
-@Suite(.ownThreads) struct PlatformCoreTests {
+@Suite struct PlatformCoreTests {
     static let user = DaemonCoreTests.music
 
     static func switchTo(_ position: SilentSwitch, _ core: inout DaemonCore) -> [DaemonEffect] {

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionDaemon
 import AudioSessionProtocol
 import AudioSessionTestSupport
@@ -10,7 +9,7 @@ import Testing
 @testable import AudioSessionCLI
 
 /// The Ring/Silent switch from the real feedbackd on a private bus, heard on a private PulseAudio.
-@Suite("The switch from the real feedbackd", .ownThreads, .timeLimit(.minutes(3)))
+@Suite("The switch from the real feedbackd", .timeLimit(.minutes(3)))
 struct PlatformFeedbackdLiveTests {
     @Test func theSwitchFollowsFeedbackdsProfileAndSetsIt() async throws {
         let bus = try await PrivateSessionBus.start()

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionDaemon
 import AudioSessionScenario
 import AudioSessionTestSupport
@@ -8,7 +7,7 @@ import Testing
 
 /// The lock from logind, against a STAND-IN logind on a private bus (real logind cannot run here), and the
 /// daemon without a session bus.
-@Suite("The lock from a stand-in logind", .ownThreads, .timeLimit(.minutes(4)))
+@Suite("The lock from a stand-in logind", .timeLimit(.minutes(4)))
 struct PlatformLockTests {
     @Test func theLockFollowsLockedHintAndTheLockAndUnlockSignals() async throws {
         let bus = try await PrivateSessionBus.start(type: "system")

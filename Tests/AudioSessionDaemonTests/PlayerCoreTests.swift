@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionProtocol
 import Foundation
@@ -8,7 +7,7 @@ import Testing
 
 /// Section 6b in the daemon's core, without a bus or a sound server: players reported by the bus shell, matched
 /// to streams by process, and the engine's pauses and plays turned into commands.
-@Suite(.ownThreads) struct PlayerCoreTests {
+@Suite struct PlayerCoreTests {
     static let mpv = "org.mpris.MediaPlayer2.mpv"
     static let music = StreamOrigin.sinkInput(10)
     static let call = StreamOrigin.sinkInput(20)

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import Locking
 import AudioSessionPolicy
 import AudioSessionProtocol
@@ -13,7 +12,7 @@ import Testing
 /// real ALSA PCM through the ALSA `pulse` plug-in to a private PulseAudio, a real daemon, other apps as real
 /// clients. Each test has its own server and daemon, and the player its own process (ALSA and libpulse find
 /// the server through PULSE_SERVER, which is per process).
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4))) struct PlayerLiveTests {
+@Suite(.serialized, .timeLimit(.minutes(4))) struct PlayerLiveTests {
     static let tool = (CommandLine.arguments[0] as NSString).deletingLastPathComponent + "/audiosessionctl"
 
     /// `audiosessionctl play` of the long tone, as a podcast app.

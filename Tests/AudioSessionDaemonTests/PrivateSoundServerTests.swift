@@ -1,11 +1,10 @@
-import AudioSessionTestThreads
 import AudioSessionTestSupport
 import Foundation
 import Testing
 
 /// The private sound servers the daemon's end-to-end tests run against. A server that cannot start fails the
 /// test with the reason (a missing package, the tail of its log); it is never skipped.
-@Suite("Private sound servers", .ownThreads, .timeLimit(.minutes(4)))
+@Suite("Private sound servers", .timeLimit(.minutes(4)))
 struct PrivateSoundServerTests {
     @Test(
         "starts with the initial devices, plays, plugs, dies and comes back",

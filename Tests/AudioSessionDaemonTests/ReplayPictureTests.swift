@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionScenario
 import AudioSessionTestSupport
@@ -12,7 +11,7 @@ import Testing
 
 /// `audiosessionctl replay --svg` and `journal export --svg`: a replay drawn as a picture, one lane per session,
 /// that parses, renders, fits, says why on hover and is the same bytes every time.
-@Suite(.ownThreads, .timeLimit(.minutes(4))) struct ReplayPictureTests {
+@Suite(.timeLimit(.minutes(4))) struct ReplayPictureTests {
     static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
     static let scenarios = root + "/Tests/Scenarios"

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionProtocol
 import AudioSessionTestSupport
 import Foundation
@@ -12,7 +11,7 @@ import Testing
 /// it back, and an app that cannot pause gets its sound back with `resumeStream` (`audiosessionctl resume`).
 /// On private PulseAudio and PipeWire servers, with real streams; each wait is for what the server or the daemon
 /// reports.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4))) struct RouteLossRecoveryTests {
+@Suite(.serialized, .timeLimit(.minutes(4))) struct RouteLossRecoveryTests {
     /// The music stream as the observer sees it: on which sink, muted or not.
     static func unplugHeadphones(_ live: LiveDaemon) throws {
         let module = try #require(

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import Locking
 import AudioSessionTestSupport
 import Foundation
@@ -7,7 +6,7 @@ import Testing
 /// The daemon makes its socket only in a folder no one else can change: its own user's, not writable by
 /// others, not a symbolic link, in parents that others cannot rename it out of. Any other is refused at start,
 /// with the folder and what is wrong with it, and the daemon exits with status 1 without making a socket.
-@Suite(.ownThreads, .timeLimit(.minutes(4))) struct RuntimeDirectoryTests {
+@Suite(.timeLimit(.minutes(4))) struct RuntimeDirectoryTests {
     /// A folder for one case, and the daemon's outcome with `--socket` in `socketFolder` (relative to it).
     struct Case: Sendable, CustomStringConvertible {
         var description: String

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import Locking
 import AudioSessionPolicy
 import AudioSessionProtocol
@@ -18,7 +17,7 @@ import Testing
 ///
 /// Only with `AUDIOSESSIOND_SOAK=1` (it takes minutes); `SOAK_CLIENTS`, `SOAK_SECONDS`, `SOAK_SEED`,
 /// `SOAK_PIPEWIRE_RUNS` and `SOAK_PULSEAUDIO_RUNS` set its size (`make soak` passes them).
-@Suite(.ownThreads, 
+@Suite(
     .serialized,
     .enabled(if: ProcessInfo.processInfo.environment["AUDIOSESSIOND_SOAK"] == "1", "`make soak` runs it (AUDIOSESSIOND_SOAK=1)")
 )

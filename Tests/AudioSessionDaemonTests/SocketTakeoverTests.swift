@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionProtocol
 import AudioSessionTestSupport
 import Foundation
@@ -8,7 +7,7 @@ import Testing
 
 /// A second daemon on the socket of a running one refuses to start, saying so in one line, and the first one
 /// keeps serving; a socket file left by a daemon killed with SIGKILL is replaced by the next one.
-@Suite(.ownThreads, .timeLimit(.minutes(3))) struct SocketTakeoverTests {
+@Suite(.timeLimit(.minutes(3))) struct SocketTakeoverTests {
     @Test func aSecondDaemonOnARunningOnesSocketRefusesAndAStaleSocketIsReplaced() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("takeover-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionProtocol
 import AudioSessionTestSupport
 import Foundation
@@ -9,7 +8,7 @@ import Testing
 /// The state directory is the daemon's own (docs/STATE.md): links planted in it are not followed, so nothing
 /// outside it is ever written; a directory someone else could write in is refused (status 1, one line naming
 /// it and what is wrong); the first start creates it 0700.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(3))) struct StateDirectorySafetyTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct StateDirectorySafetyTests {
     /// Every name the daemon writes in its state directory (the lock, the settings, the stream journal, the
     /// event log and their temporaries), each a link to a file of its own outside.
     static let writtenNames = [

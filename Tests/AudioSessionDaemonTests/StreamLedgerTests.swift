@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import PulseBackend
 import Testing
@@ -6,7 +5,7 @@ import Testing
 @testable import AudioSessionDaemon
 
 /// The user's own volume and mute stay apart from the policy's.
-@Suite(.ownThreads) struct StreamLedgerTests {
+@Suite struct StreamLedgerTests {
     static let stream = StreamOrigin.sinkInput(4)
     static let seventy = PulseVolume(channels: [45875, 45875])
     static let ducked = StreamVerdict(level: .ducked(gain: 0.25, fadeMilliseconds: 200), port: .speaker, reason: Reason(.O7))

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionDaemon
 import AudioSessionTestSupport
 import DBusBackend
@@ -12,7 +11,7 @@ import Testing
 /// one own a name no policy file grants): the daemon of the whole machine serves its interface there
 /// (docs/DBUS.md, "Which bus"). The tests run as root, one of the two users the file lets own the name; the
 /// other, the system user audiosessiond, is made by the sysusers.d file, which scripts/verify-units.sh checks.
-@Suite(.ownThreads, .timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(3)))
 struct SystemBusPolicyTests {
     static let shipped = FaceDaemon.repository + "/Config/dbus/org.audiosessiond.Daemon1.conf"
 

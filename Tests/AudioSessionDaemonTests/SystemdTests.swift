@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import Locking
 import AudioSessionPolicy
 import AudioSessionProtocol
@@ -11,7 +10,7 @@ import Testing
 
 /// systemd integration without systemd: the environment as libsystemd reads it, the pacing of what the daemon
 /// tells, and the real daemon binary started as systemd would start it (`SystemdHarness.swift`).
-@Suite(.ownThreads, .timeLimit(.minutes(4))) struct SystemdTests {
+@Suite(.timeLimit(.minutes(4))) struct SystemdTests {
     @Test func theEnvironmentIsReadAsLibsystemdReadsIt() throws {
         let full = try SystemdEnvironment(
             environment: [
@@ -112,7 +111,7 @@ import Testing
 }
 
 /// The daemon binary under a stand-in for systemd.
-@Suite(.ownThreads, .serialized, .timeLimit(.minutes(4))) struct SystemdDaemonTests {
+@Suite(.serialized, .timeLimit(.minutes(4))) struct SystemdDaemonTests {
     /// Type=notify with a watchdog: READY=1 comes only when the control socket accepts connections and the sound
     /// server is connected (it is down at first), then STATUS= follows what plays, WATCHDOG=1 keeps pace, and
     /// SIGTERM says STOPPING=1.

@@ -1,10 +1,9 @@
-import AudioSessionTestThreads
 import Testing
 
 @testable import AudioSessionPlayback
 
 /// Transcripts of how a player obeys its session: inputs in, actions out.
-@Suite(.ownThreads) struct TransportRulesTests {
+@Suite struct TransportRulesTests {
     @Test func aPodcastPausesForACallAndResumesOnlyWhenToldItMay() {
         var rules = TransportRules(controls: .media, appliesGain: false)
         #expect(rules.handle(.play) == [.start])

@@ -1,11 +1,10 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import Testing
 
 /// D8 in the engine: a session the daemon decided by identity (`callExemptByIdentity`) is exempt from A2 by that
 /// decision only; its name in `callExemptApps` does not count, at creation or after a reload, until the daemon
 /// decides again (`callExemptionDecided`).
-@Suite(.ownThreads) struct CallExemptionByIdentityTests {
+@Suite struct CallExemptionByIdentityTests {
     @Test func aDecidedSessionIgnoresItsNameUntilTheDaemonDecidesAgain() {
         var named = PolicyConfig.standard
         named.callExemptApps = ["orca"]

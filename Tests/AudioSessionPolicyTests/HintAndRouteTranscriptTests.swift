@@ -1,9 +1,8 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import Testing
 
 /// A7, R1 and R4, one event at a time, every action compared.
-@Suite(.ownThreads) struct HintAndRouteTranscriptTests {
+@Suite struct HintAndRouteTranscriptTests {
     @Test func a7HintBeginsAndEndsForForegroundMixableSessionsOnly() {
         var engine = PolicyEngine()
         _ = engine.handle(.sessionCreated(T.game, T.app("game", .ambient)))  // 1
@@ -125,7 +124,7 @@ import Testing
 }
 
 /// A reload keeps every session and stream and applies the new values at once.
-@Suite(.ownThreads) struct ReconfigurationTranscriptTests {
+@Suite struct ReconfigurationTranscriptTests {
     @Test func aNewDuckLevelAppliesToDuckedStreamsAtOnceAndExemptionsToExistingSessions() {
         var engine = PolicyEngine()
         _ = engine.handle(.sessionCreated(T.music, T.app("music", .playback, options: [.mixWithOthers])))  // 1

@@ -1,9 +1,8 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import Testing
 
 /// D3 and D4, one event at a time, every action compared.
-@Suite(.ownThreads) struct InterruptionTranscriptTests {
+@Suite struct InterruptionTranscriptTests {
     /// Music and video players and a phone app; events 1-3.
     static func threeApps() -> PolicyEngine {
         var engine = PolicyEngine()

@@ -1,11 +1,10 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import Testing
 
 /// POLICY section 6b, one event at a time: the pause and play commands, the player timeout, and what counts as
 /// the player obeying and what as the user acting on it. The scenario files show the states; these pin the
 /// actions, which a scenario cannot see.
-@Suite(.ownThreads) struct PlayerTranscriptTests {
+@Suite struct PlayerTranscriptTests {
     static let radio = SessionID(1)
     static let phone = SessionID(2)
     static let radioOut = T.output(of: radio)

@@ -1,10 +1,9 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionTestSupport
 import Testing
 
 /// Random runs with invariants checked after every step; a failure names the seed and step to replay.
-@Suite(.ownThreads) struct PolicyPropertyTests {
+@Suite struct PolicyPropertyTests {
     static let runs = 500
     static let stepsPerRun = 200
 

@@ -1,4 +1,3 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionScenario
 import Foundation
@@ -6,7 +5,7 @@ import Testing
 
 /// D8: `callExemptApps` in the daemon's file names clients by executable (and user); names stay, for unaware
 /// apps and scenarios. A wrong entry is an error at its line and column, and never widens what is exempt.
-@Suite(.ownThreads) struct CallExemptConfigurationTests {
+@Suite struct CallExemptConfigurationTests {
     @Test func executableEntriesAreReadWithTheirUserAndNamesStayNames() throws {
         let configuration = try DaemonConfigurationLoader.parse(
             yaml: """

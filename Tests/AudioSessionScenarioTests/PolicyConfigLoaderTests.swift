@@ -1,11 +1,10 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionScenario
 import Foundation
 import Testing
 
 /// The policy configuration file and a scenario's `config:` read strictly, starting from the standard policy.
-@Suite(.ownThreads) struct PolicyConfigLoaderTests {
+@Suite struct PolicyConfigLoaderTests {
     /// Every issue of a configuration text that cannot be used.
     private func loadError(_ yaml: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws
         -> ConfigurationError

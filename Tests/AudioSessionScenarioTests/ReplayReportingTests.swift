@@ -1,10 +1,9 @@
-import AudioSessionTestThreads
 import AudioSessionCLI
 import AudioSessionScenario
 import Testing
 
 /// What a person sees when a replay fails, and the timeline.
-@Suite(.ownThreads) struct ReplayReportingTests {
+@Suite struct ReplayReportingTests {
     static let wrongExpectation = """
         name: Music is said to survive a call
         sessions:

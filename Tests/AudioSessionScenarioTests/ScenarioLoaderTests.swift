@@ -1,11 +1,10 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionScenario
 import Foundation
 import Testing
 
 /// Bad input names the problem at its line and column; good input gives the model the file describes.
-@Suite(.ownThreads) struct ScenarioLoaderTests {
+@Suite struct ScenarioLoaderTests {
     /// The error that loading `yaml` must raise.
     private func loadError(_ yaml: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws
         -> ScenarioError

@@ -1,10 +1,9 @@
-import AudioSessionTestThreads
 import AudioSessionPolicy
 import AudioSessionScenario
 import Testing
 
 /// Every bundled scenario is one test case, and together they cover every rule.
-@Suite(.ownThreads) struct ScenarioReplayTests {
+@Suite struct ScenarioReplayTests {
     @Test(arguments: ScenarioFiles.names)
     func scenarioReplaysAsWritten(_ name: String) throws {
         let scenario = try ScenarioLoader.load(path: ScenarioFiles.path(of: name))

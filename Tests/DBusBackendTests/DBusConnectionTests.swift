@@ -1,10 +1,9 @@
-import AudioSessionTestThreads
 import AudioSessionTestSupport
 import DBusBackend
 import Foundation
 import Testing
 
-@Suite("DBusConnection against a private dbus-daemon", .ownThreads, .timeLimit(.minutes(4)))
+@Suite("DBusConnection against a private dbus-daemon", .timeLimit(.minutes(4)))
 struct DBusConnectionTests {
     @Test func busDaemonMethods() async throws {
         try await withPrivateBus { bus in

@@ -1,10 +1,9 @@
-import AudioSessionTestThreads
 import AudioSessionTestSupport
 import Foundation
 import Testing
 
 /// The private bus the tests use admits only this user, unless asked to admit every user.
-@Suite(.ownThreads) struct PrivateSessionBusTests {
+@Suite struct PrivateSessionBusTests {
     /// `busctl list` as user nobody (`setpriv`), on a bus started with or without `everyUser`.
     private func listAsNobody(everyUser: Bool) throws -> ChildProcess.Output {
         let bus = try PrivateSessionBus.start(everyUser: everyUser)

@@ -1,9 +1,8 @@
-import AudioSessionTestThreads
 import AudioSessionTestSupport
 import PulseBackend
 import Testing
 
-@Suite("PulseConnection against a private PulseAudio", .ownThreads, .timeLimit(.minutes(4)))
+@Suite("PulseConnection against a private PulseAudio", .timeLimit(.minutes(4)))
 struct PulseConnectionTests {
     @Test func connectsAndReadsServerInfo() async throws {
         try await withPrivatePulseServer { server in

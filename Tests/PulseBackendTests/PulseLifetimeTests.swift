@@ -1,11 +1,10 @@
-import AudioSessionTestThreads
 import AudioSessionTestSupport
 import Testing
 
 @testable import PulseBackend
 
 /// The retains handed to libpulse as callback context are all given back by `close()`.
-@Suite("Lifetimes", .ownThreads, .timeLimit(.minutes(4)))
+@Suite("Lifetimes", .timeLimit(.minutes(4)))
 struct PulseLifetimeTests {
     @Test func closeReleasesTheContextAndStreamCores() async throws {
         try await withPrivatePulseServer { server in

@@ -1,9 +1,8 @@
-import AudioSessionTestThreads
 import PulseBackend
 import Testing
 
 /// What the daemon benchmark needs of PulseBackend: many streams on one client, streams pinned to a sink.
-@Suite("Stream groups and pinned streams", .ownThreads, .timeLimit(.minutes(4)))
+@Suite("Stream groups and pinned streams", .timeLimit(.minutes(4)))
 struct PulsePlaybackGroupTests {
     @Test func aGroupsStreamsShareOneClientAndEndTogether() async throws {
         try await withPrivatePulseServer { server in

@@ -1,9 +1,8 @@
-import AudioSessionTestThreads
 import AudioSessionTestSupport
 import PulseBackend
 import Testing
 
-@Suite("Losing the server", .ownThreads, .timeLimit(.minutes(4)))
+@Suite("Losing the server", .timeLimit(.minutes(4)))
 struct PulseServerLossTests {
     @Test func killingTheServerDisconnectsAndFailsPendingAndLaterCalls() async throws {
         try await withPrivatePulseServer { server in

@@ -1,8 +1,7 @@
-import AudioSessionTestThreads
 import PulseBackend
 import Testing
 
-@Suite("module-stream-restore entries", .ownThreads, .timeLimit(.minutes(4)))
+@Suite("module-stream-restore entries", .timeLimit(.minutes(4)))
 struct PulseStreamRestoreTests {
     @Test func writtenEntryIsReadBack() async throws {
         try await withPrivatePulseServer(streamRestore: true) { server in

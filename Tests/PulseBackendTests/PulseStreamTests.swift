@@ -1,8 +1,7 @@
-import AudioSessionTestThreads
 import PulseBackend
 import Testing
 
-@Suite("Real streams: properties, volume, mute, moves", .ownThreads, .timeLimit(.minutes(4)))
+@Suite("Real streams: properties, volume, mute, moves", .timeLimit(.minutes(4)))
 struct PulseStreamTests {
     @Test func playbackStreamAppearsWithItsProperties() async throws {
         try await withPrivatePulseServer { server in

@@ -1,8 +1,7 @@
-import AudioSessionTestThreads
 import PulseBackend
 import Testing
 
-@Suite("PulseVolume", .ownThreads, .timeLimit(.minutes(4)))
+@Suite("PulseVolume", .timeLimit(.minutes(4)))
 struct PulseVolumeTests {
     @Test func quarterLinearIsAboutMinusTwelveDecibels() {
         let full = PulseVolume(uniform: PulseVolume.norm, channels: 2)
