@@ -36,7 +36,7 @@ import Glibc
                 _ = try client.write("{\"id\":\(index),\"op\":\"hello\",\"app\":\"burst-\(index)\"}\n")
             }
             return clients.value.enumerated().filter { index, client in
-                let line = (try? client.readLines(1, seconds: 15))?.first ?? ""
+                let line = (try? client.readLines(1, seconds: 60))?.first ?? ""
                 return line.contains("\"id\":\(index),\"ok\":true")
             }.count
         }

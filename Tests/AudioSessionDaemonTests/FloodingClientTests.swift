@@ -180,7 +180,7 @@ import Testing
             var statuses = 0
             var latest = false
             while !latest {
-                let line = try watcher.readLines(1, seconds: 30)[0]
+                let line = try watcher.readLines(1, seconds: 60)[0]
                 guard case .event(let event) = try LineCoding.decodeServerMessage(Array(line.utf8)) else { continue }
                 statuses += 1
                 latest = event.status?.sessions.contains { $0.app == "player" && $0.category == .playback } == true
@@ -188,7 +188,7 @@ import Testing
             _ = try watcher.write("{\"id\":2,\"op\":\"getState\"}\n")
             var answer = ""
             while answer.isEmpty {
-                let line = try watcher.readLines(1, seconds: 30)[0]
+                let line = try watcher.readLines(1, seconds: 60)[0]
                 if line.hasPrefix("{\"id\":2,") { answer = line }
             }
             _ = held

@@ -64,7 +64,7 @@ final class RawSocketClient {
     func closeSendingSide() { shutdown(descriptor, Int32(SHUT_WR)) }
 
     /// Reads `count` lines, waiting at most `seconds` for them.
-    func readLines(_ count: Int, seconds: Double = 15) throws -> [String] {
+    func readLines(_ count: Int, seconds: Double = 60) throws -> [String] {
         let deadline = Date().addingTimeInterval(seconds)
         while pending.filter({ $0 == UInt8(ascii: "\n") }).count < count {
             guard try readSome(until: deadline) else {
@@ -80,7 +80,7 @@ final class RawSocketClient {
     }
 
     /// Reads until the daemon closes the connection; throws if that takes longer than `seconds`.
-    func readToEnd(seconds: Double = 15) throws -> [String] {
+    func readToEnd(seconds: Double = 60) throws -> [String] {
         let deadline = Date().addingTimeInterval(seconds)
         while try readSome(until: deadline) {}
         defer { pending = [] }
