@@ -129,7 +129,7 @@ let package = Package(
         .executableTarget(name: "AudioSessionFuzz", dependencies: ["AudioSessionProtocol", "AudioSessionScenario"]),
         // Prints engine throughput and state size; run with `make bench` (release mode).
         .executableTarget(name: "PolicyBenchmark", dependencies: ["AudioSessionPolicy", "AudioSessionTestSupport"]),
-        .testTarget(name: "AudioSessionPolicyTests", dependencies: ["AudioSessionPolicy", "AudioSessionTestSupport"]),
+        .testTarget(name: "AudioSessionPolicyTests", dependencies: ["Locking", "AudioSessionPolicy", "AudioSessionTestSupport"]),
         .testTarget(
             name: "AudioSessionScenarioTests",
             dependencies: ["AudioSessionScenario", "AudioSessionCLI", "AudioSessionPolicy"],

@@ -148,8 +148,14 @@ public final class PrivateSoundServer: Sendable {
         try pactl(["unload-module", String(index)])
     }
 
+    /// `kill` for async code, on a thread of its own (see the async `start`).
+    public func kill() async throws {
+        try await onThread { try self.kill() as Void }
+    }
+
     /// Kills the server processes with SIGKILL and waits until they are gone, as when the sound server crashes.
     /// Clients see the connection drop. `restart()` brings it back.
+    @available(*, noasync, message: "it blocks its thread while it waits: await the async overload, which runs it with onThread")
     public func kill() throws {
         try checkNotStopped()
         try Self.runScript(script, ["kill", directory], what: "kill the \(kind.rawValue)")

@@ -202,7 +202,7 @@ import Testing
         defer { live.stop() }
         let app = try live.client()
         _ = try app.result(Request(op: .subscribe))
-        try live.server.kill()
+        try await live.server.kill()
         #expect(try app.nextEvent().event == .mediaServicesWereLost)
         try await live.server.restart()
         #expect(try app.nextEvent().event == .mediaServicesWereReset)

@@ -55,7 +55,7 @@ struct PrivateSoundServerTests {
 
         // Lost, then back at the same address with the initial devices.
         let address = server.pulseServer
-        try server.kill()
+        try await server.kill()
         #expect(!server.isAnswering())
         #expect(throws: SoundServerError.self) { try server.pactl(["info"]) }
         try await server.restart()

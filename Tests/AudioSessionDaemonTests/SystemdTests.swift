@@ -123,7 +123,7 @@ import Testing
         defer { notify.stop() }
         let tone = server.directory + "/tone.wav"
         try PrivateSoundServer.writeTone(to: tone, seconds: 30)
-        try server.kill()
+        try await server.kill()
 
         let daemon = try SpawnedDaemon(
             LiveDaemon.daemonPath,
