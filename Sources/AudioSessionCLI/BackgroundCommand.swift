@@ -14,7 +14,7 @@ struct BackgroundCommand: ControlCommand {
     var session: String
 
     func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32 {
-        try connection.send(.appState(of: session, .background))
+        try connection.send(Request(.setAppState(session: session, state: .background)))
         return 0
     }
 }

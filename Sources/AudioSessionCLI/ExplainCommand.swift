@@ -14,9 +14,7 @@ struct ExplainCommand: ControlCommand {
     var session: String
 
     func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32 {
-        var request = Request(op: .explain)
-        request.session = session
-        for line in try connection.send(request).explanation ?? [] { print(line, to: &output) }
+        for line in try connection.send(Request(.explain(session: session))).explanation ?? [] { print(line, to: &output) }
         return 0
     }
 }

@@ -15,17 +15,7 @@ struct ForegroundCommand: ControlCommand {
     var session: String
 
     func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32 {
-        try connection.send(.appState(of: session, .foreground))
+        try connection.send(Request(.setAppState(session: session, state: .foreground)))
         return 0
-    }
-}
-
-extension Request {
-    /// `setAppState`.
-    static func appState(of session: String, _ state: AppState) -> Request {
-        var request = Request(op: .setAppState)
-        request.session = session
-        request.state = state
-        return request
     }
 }

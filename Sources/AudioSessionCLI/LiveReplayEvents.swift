@@ -28,12 +28,3 @@ extension Event {
         }
     }
 }
-
-extension Request {
-    /// A request with its fields set by `configure`.
-    static func make(_ op: Operation, _ configure: (inout Request) -> Void = { _ in }) -> Request {
-        var request = Request(op: op)
-        configure(&request)
-        return request
-    }
-}

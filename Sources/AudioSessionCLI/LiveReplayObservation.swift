@@ -98,7 +98,7 @@ extension LiveScenarioRunner {
         guard let number = try number(of: session, in: view?.status) else {
             return ["\(session.name) is not known to the daemon: an unaware app appears with its first stream"]
         }
-        var lines = try world.control.call(.make(.explain) { $0.session = String(number) }).result?.explanation ?? []
+        var lines = try world.control.call(Request(.explain(session: String(number)))).result?.explanation ?? []
         if let reading = view?.server {
             if let stream = session.outputIndex, let info = reading.sinkInputs[stream] {
                 let sink = reading.sinkNames[info.sinkIndex] ?? "#\(info.sinkIndex)"

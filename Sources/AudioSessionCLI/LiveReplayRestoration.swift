@@ -30,12 +30,12 @@ extension LiveWorld {
     func putBack(_ found: LiveReplayFound) -> [String] {
         var problems: [String] = []
         do {
-            _ = try control.result(.make(.setSilentSwitch) { $0.position = found.silentSwitch })
+            _ = try control.result(Request(.setSilentSwitch(found.silentSwitch)))
         } catch {
             problems.append("cannot set the silent switch back to \(found.silentSwitch.rawValue): \(error)")
         }
         do {
-            _ = try control.result(.make(.setScreenLock) { $0.locked = found.screenLocked })
+            _ = try control.result(Request(.setScreenLock(locked: found.screenLocked)))
         } catch {
             problems.append("cannot \(found.screenLocked ? "lock" : "unlock") the screen again: \(error)")
         }
@@ -63,9 +63,9 @@ extension LiveWorld {
                     + "not \(wanted?.rawValue ?? "none") as before the replay"
             }
             if let wanted {
-                _ = try? control.call(.make(.selectOutput) { $0.port = wanted.rawValue })
+                _ = try? control.call(Request(.selectOutput(port: wanted.rawValue)))
             } else if let port = Self.portThatClearsTheSelection(status) {
-                _ = try? control.call(.make(.connectPort) { $0.port = port.rawValue })
+                _ = try? control.call(Request(.connectPort(port: port.rawValue)))
             } else {
                 return "the output selection stays \(status.selectedOutput?.rawValue ?? "none"): no port can clear it"
             }

@@ -84,20 +84,16 @@ final class LiveScenarioRunner {
         do {
             switch step.action {
             case .activate(let name):
-                reply = try sessionRequest(name, .make(.activate))
+                reply = try sessionRequest(name, Request(.activate))
             case .deactivate(let name, let notifyOthers):
-                reply = try sessionRequest(name, .make(.deactivate) { $0.notifyOthers = notifyOthers })
+                reply = try sessionRequest(name, Request(.deactivate(notifyOthers: notifyOthers)))
             case .setCategory(let name, let category, let mode, let options):
                 reply = try sessionRequest(
                     name,
-                    .make(.setCategory) {
-                        $0.category = category
-                        $0.mode = mode
-                        $0.options = options
-                    }
+                    Request(.setCategory(category, mode: mode, options: options))
                 )
             case .overrideOutput(let name, let override):
-                reply = try sessionRequest(name, .make(.overrideOutput) { $0.port = override.rawValue })
+                reply = try sessionRequest(name, Request(.overrideOutput(port: override.rawValue)))
             case .play(let name):
                 try await play(session(name))
                 try checkStarted(session(name), at: step)
@@ -109,9 +105,9 @@ final class LiveScenarioRunner {
             case .stopRecording(let name):
                 try await stopRecording(session(name))
             case .silentSwitch(let position):
-                reply = try controlRequest(.make(.setSilentSwitch) { $0.position = position })
+                reply = try controlRequest(Request(.setSilentSwitch(position)))
             case .screenLocked(let locked):
-                reply = try controlRequest(.make(.setScreenLock) { $0.locked = locked })
+                reply = try controlRequest(Request(.setScreenLock(locked: locked)))
             case .background(let name):
                 reply = try setAppState(session(name), .background)
             case .foreground(let name):
@@ -121,7 +117,7 @@ final class LiveScenarioRunner {
             case .disconnect(let port):
                 try await disconnect(port)
             case .selectOutput(let port):
-                reply = try controlRequest(.make(.selectOutput) { $0.port = port.rawValue })
+                reply = try controlRequest(Request(.selectOutput(port: port.rawValue)))
             case .mediaServicesLost, .mediaServicesReset:
                 throw CLIError("media services cannot be lost or reset live")
             case .wait(let milliseconds):
@@ -166,10 +162,7 @@ final class LiveScenarioRunner {
             )
         }
         return try controlRequest(
-            .make(.setAppState) {
-                $0.session = String(number)
-                $0.state = state
-            }
+            Request(.setAppState(session: String(number), state: state))
         )
     }
 

@@ -50,20 +50,13 @@ final class LiveSession {
         guard let connection else { return }
         let declaration = spec.declaration
         let hello = try connection.result(
-            .make(.hello) {
-                $0.app = spec.name
-                if declaration.isCall { $0.call = true }
-            }
+            Request(.hello(app: spec.name, call: declaration.isCall ? true : nil))
         )
         number = hello.session
         _ = try connection.result(
-            .make(.setCategory) {
-                $0.category = declaration.category
-                $0.mode = declaration.mode
-                $0.options = declaration.options
-            }
+            Request(.setCategory(declaration.category, mode: declaration.mode, options: declaration.options))
         )
-        _ = try connection.result(.make(.subscribe))
+        _ = try connection.result(Request(.subscribe))
     }
 
     /// The properties of its streams: the session number for an aware app, else the file's `stream:`. The

@@ -12,8 +12,8 @@ extension LiveScenarioRunner {
             throw LiveSkip("the daemon has sessions of other apps (\(apps)), which would change what the scenario sees")
         }
         let device = scenario.device
-        _ = try world.control.result(.make(.setSilentSwitch) { $0.position = device.silentSwitch })
-        _ = try world.control.result(.make(.setScreenLock) { $0.locked = device.screenLocked })
+        _ = try world.control.result(Request(.setSilentSwitch(device.silentSwitch)))
+        _ = try world.control.result(Request(.setScreenLock(locked: device.screenLocked)))
         let wanted = LivePorts.Lists(outputs: device.outputs, inputs: device.inputs)
         let status = try world.status()
         let devices = try await server.portDevices()
@@ -61,7 +61,7 @@ extension LiveScenarioRunner {
                 return lists == ports
             })
         else { return }
-        _ = try world.control.result(.make(.connectPort) { $0.port = port.rawValue })
+        _ = try world.control.result(Request(.connectPort(port: port.rawValue)))
     }
 
     /// Each session as declared: aware ones say hello with their category; unaware ones appear with their
@@ -77,10 +77,7 @@ extension LiveScenarioRunner {
             try session.declare()
             if !spec.isUnaware, spec.declaration.appState == .background, let number = session.number {
                 _ = try world.control.result(
-                    .make(.setAppState) {
-                        $0.session = String(number)
-                        $0.state = .background
-                    }
+                    Request(.setAppState(session: String(number), state: .background))
                 )
             }
         }

@@ -11,16 +11,7 @@ struct LockCommand: ControlCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32 {
-        try connection.send(.screenLock(true))
+        try connection.send(Request(.setScreenLock(locked: true)))
         return 0
-    }
-}
-
-extension Request {
-    /// `setScreenLock`.
-    static func screenLock(_ locked: Bool) -> Request {
-        var request = Request(op: .setScreenLock)
-        request.locked = locked
-        return request
     }
 }

@@ -22,9 +22,7 @@ struct ResumeCommand: ControlCommand {
     var stream: Int
 
     func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32 {
-        var request = Request(op: .resumeStream)
-        request.stream = stream
-        try connection.send(request)
+        try connection.send(Request(.resumeStream(stream)))
         return 0
     }
 }

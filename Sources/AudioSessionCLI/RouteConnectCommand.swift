@@ -15,7 +15,7 @@ struct RouteConnectCommand: ControlCommand {
     var port: Port
 
     func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32 {
-        try connection.send(.port(.connectPort, port))
+        try connection.send(Request(.connectPort(port: port.rawValue)))
         return 0
     }
 }

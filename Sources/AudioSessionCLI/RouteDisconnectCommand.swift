@@ -15,7 +15,7 @@ struct RouteDisconnectCommand: ControlCommand {
     var port: Port
 
     func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32 {
-        try connection.send(.port(.disconnectPort, port))
+        try connection.send(Request(.disconnectPort(port: port.rawValue)))
         return 0
     }
 }

@@ -15,16 +15,7 @@ struct RouteSelectCommand: ControlCommand {
     var port: Port
 
     func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32 {
-        try connection.send(.port(.selectOutput, port))
+        try connection.send(Request(.selectOutput(port: port.rawValue)))
         return 0
-    }
-}
-
-extension Request {
-    /// `selectOutput`, `connectPort` or `disconnectPort`.
-    static func port(_ op: Operation, _ port: Port) -> Request {
-        var request = Request(op: op)
-        request.port = port.rawValue
-        return request
     }
 }

@@ -53,24 +53,20 @@ struct RunCommand: ControlCommand {
 
     func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32 {
         let daemon = try connection.connect()
-        var hello = Request(op: .hello)
-        hello.app = app ?? (command[0] as NSString).lastPathComponent
+        let hello = Request(.hello(app: app ?? (command[0] as NSString).lastPathComponent))
         guard let session = try daemon.result(hello).session else {
             throw CLIError("the daemon's reply to hello has no session number in it")
         }
-        var declaration = Request(op: .setCategory)
-        declaration.category = category
-        declaration.mode = mode
-        declaration.options = options.reduce(into: CategoryOptions()) { $0.insert($1.option) }
-        _ = try daemon.result(declaration)
-        _ = try daemon.result(Request(op: .activate))
+        let options = options.reduce(into: CategoryOptions()) { $0.insert($1.option) }
+        _ = try daemon.result(Request(.setCategory(category, mode: mode, options: options)))
+        _ = try daemon.result(Request(.activate))
         // The session's changes come from the daemon's status (`watch`), which has its output and gain too; a
         // user the daemon does not let watch (a socket opened to others) gets the session's notifications.
         var report = RunReport(session: session)
-        if let status = try? daemon.result(Request(op: .watch)).status {
+        if let status = try? daemon.result(Request(.watch)).status {
             _ = report.lines(for: status)
         } else {
-            _ = try daemon.result(Request(op: .subscribe))
+            _ = try daemon.result(Request(.subscribe))
         }
         func say(_ line: String) {
             if !quiet { print("run: \(line)", to: &errors) }
@@ -125,9 +121,7 @@ struct RunCommand: ControlCommand {
         }
         // After the program, so that whoever it interrupted may resume (POLICY D3); a stream the sound server
         // has not yet seen go makes this isBusy, which still took effect.
-        var deactivation = Request(op: .deactivate)
-        deactivation.notifyOthers = true
-        if let reply = try? daemon.call(deactivation), let error = reply.error, error.tookEffect != true {
+        if let reply = try? daemon.call(Request(.deactivate(notifyOthers: true))), let error = reply.error, error.tookEffect != true {
             print("audiosessionctl: deactivate: \(error.code): \(error.message)", to: &errors)
         }
         return status

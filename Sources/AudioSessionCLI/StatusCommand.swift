@@ -27,7 +27,7 @@ struct StatusCommand: ControlCommand {
 extension ControlConnection {
     /// The daemon's whole status (`status` request).
     func status() throws -> StatusBody {
-        guard let status = try result(Request(op: .status)).status else {
+        guard let status = try result(Request(.status)).status else {
             throw CLIError("the daemon's reply to status has no status in it")
         }
         return status

@@ -15,9 +15,7 @@ struct SwitchCommand: ControlCommand {
     var position: SilentSwitch
 
     func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32 {
-        var request = Request(op: .setSilentSwitch)
-        request.position = position
-        try connection.send(request)
+        try connection.send(Request(.setSilentSwitch(position)))
         return 0
     }
 }

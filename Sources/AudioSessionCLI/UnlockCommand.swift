@@ -8,7 +8,7 @@ struct UnlockCommand: ControlCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32 {
-        try connection.send(.screenLock(false))
+        try connection.send(Request(.setScreenLock(locked: false)))
         return 0
     }
 }

@@ -22,9 +22,7 @@ struct VolumeCommand: ControlCommand {
 
     func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32 {
         if let level {
-            var request = Request(op: .setVolume)
-            request.volume = try VolumeLevel.parse(level)
-            _ = try connection.send(request)
+            _ = try connection.send(Request(.setVolume(try VolumeLevel.parse(level))))
             return 0
         }
         let status = try connection.connect().status()

@@ -37,7 +37,7 @@ struct WatchCommand: ControlCommand {
 
     func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32 {
         let socket = try connection.connect()
-        guard let first = try socket.result(Request(op: .watch)).status else {
+        guard let first = try socket.result(Request(.watch)).status else {
             throw CLIError("the daemon's reply to watch has no status in it")
         }
         let style = TerminalStyle.of(output)

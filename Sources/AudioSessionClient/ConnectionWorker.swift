@@ -131,23 +131,18 @@ final class ConnectionWorker {
 
     /// `hello`, the category the app set, `subscribe`, activation if it was active, its running streams.
     private func handshake() throws(AudioSessionError) {
-        var hello = Request(op: .hello)
-        hello.app = session.appName
-        if session.isCall { hello.call = true }
-        let reply = try exchange(hello)
+        let reply = try exchange(Request(.hello(app: session.appName, call: session.isCall ? true : nil)))
         if let error = reply.error { throw AudioSessionError(error) }
         keepState(reply)
         session.state.withLock { $0.soundServer = reply.result?.soundServer }
         let wanted = session.state.withLock { ($0.category, $0.mode, $0.options, $0.wantsActive) }
         if wanted.0 != .soloAmbient || wanted.1 != .default || !wanted.2.isEmpty {
-            var request = Request(op: .setCategory)
-            (request.category, request.mode, request.options) = (wanted.0, wanted.1, wanted.2)
-            keepState(try exchange(request))
+            keepState(try exchange(Request(.setCategory(wanted.0, mode: wanted.1, options: wanted.2))))
         }
-        keepState(try exchange(Request(op: .subscribe)))
+        keepState(try exchange(Request(.subscribe)))
         if wanted.3 {
             // A refused activation (a call is active) leaves the session inactive: the reset tells the app to look.
-            let activation = try exchange(Request(op: .activate))
+            let activation = try exchange(Request(.activate))
             keepState(activation)
             if activation.error != nil { session.state.withLock { $0.wantsActive = false } }
         }
@@ -159,7 +154,7 @@ final class ConnectionWorker {
     private func restartStreamsOrThrow() throws(AudioSessionError) {
         let streams = session.state.withLock { $0.streams.values.sorted { $0.number < $1.number } }
         for stream in streams where stream.wantsRunning {
-            keepState(try exchange(Self.startRequest(stream.number, stream.direction)))
+            keepState(try exchange(Request(.startStream(stream.number, direction: stream.direction))))
             stream.isKnownToDaemon = true
         }
     }
@@ -284,16 +279,14 @@ final class ConnectionWorker {
             session.state.withLock { ($0.category, $0.mode, $0.options) = (category, mode, options) }
             return
         }
-        var request = Request(op: .setCategory)
-        (request.category, request.mode, request.options) = (category, mode, options)
-        try sessionRequest(request)
+        try sessionRequest(Request(.setCategory(category, mode: mode, options: options)))
         session.state.withLock { ($0.category, $0.mode, $0.options) = (category, mode, options) }
     }
 
     func activate() throws(AudioSessionError) {
         guard ensureConnected() else { throw unavailable }
         do throws(AudioSessionError) {
-            try sessionRequest(Request(op: .activate))
+            try sessionRequest(Request(.activate))
         } catch {
             session.state.withLock { $0.wantsActive = $0.snapshot?.state == .active }
             throw error
@@ -307,14 +300,12 @@ final class ConnectionWorker {
             if let refusal { throw refusal }
             return
         }
-        var request = Request(op: .deactivate)
-        request.notifyOthers = notifyOthers
-        try sessionRequest(request)
+        try sessionRequest(Request(.deactivate(notifyOthers: notifyOthers)))
     }
 
     func refreshState() throws(AudioSessionError) {
         guard socket != nil else { return }
-        try sessionRequest(Request(op: .getState))
+        try sessionRequest(Request(.getState))
     }
 
     /// Connects now if it can; throws `daemonUnavailable` if it cannot.
@@ -324,16 +315,7 @@ final class ConnectionWorker {
 
     func overrideOutput(_ port: String) throws(AudioSessionError) {
         guard ensureConnected() else { throw unavailable }
-        var request = Request(op: .overrideOutput)
-        request.port = port
-        try sessionRequest(request)
-    }
-
-    static func startRequest(_ number: Int, _ direction: StreamDirection) -> Request {
-        var request = Request(op: .startStream)
-        request.stream = number
-        request.direction = direction
-        return request
+        try sessionRequest(Request(.overrideOutput(port: port)))
     }
 
     func startStream(
@@ -355,13 +337,11 @@ final class ConnectionWorker {
             return stream
         }
         do throws(AudioSessionError) {
-            try sessionRequest(Self.startRequest(stream.number, direction))
+            try sessionRequest(Request(.startStream(stream.number, direction: direction)))
         } catch {
             // A refused activation still records the stream (D5); the app has no handle, so it must go.
             if error.tookEffect {
-                var removal = Request(op: .removeStream)
-                removal.stream = stream.number
-                _ = try? exchange(removal)
+                _ = try? exchange(Request(.removeStream(stream.number)))
             }
             session.state.withLock { _ = $0.streams.removeValue(forKey: stream.number) }
             stream.finish()
@@ -373,25 +353,21 @@ final class ConnectionWorker {
     func pause(_ stream: ReportedStream) throws(AudioSessionError) {
         stream.setRunning(false)
         guard stream.isKnownToDaemon, socket != nil else { return }
-        var request = Request(op: .pauseStream)
-        request.stream = stream.number
-        try sessionRequest(request)
+        try sessionRequest(Request(.pauseStream(stream.number)))
     }
 
     func resume(_ stream: ReportedStream) throws(AudioSessionError) {
         guard ensureConnected() else { throw unavailable }
         stream.setRunning(true)
         stream.isKnownToDaemon = true
-        try sessionRequest(Self.startRequest(stream.number, stream.direction))
+        try sessionRequest(Request(.startStream(stream.number, direction: stream.direction)))
     }
 
     func remove(_ stream: ReportedStream) throws(AudioSessionError) {
         session.state.withLock { _ = $0.streams.removeValue(forKey: stream.number) }
         defer { stream.finish() }
         guard stream.isKnownToDaemon, socket != nil else { return }
-        var request = Request(op: .removeStream)
-        request.stream = stream.number
-        try sessionRequest(request)
+        try sessionRequest(Request(.removeStream(stream.number)))
     }
 
     // MARK: Events

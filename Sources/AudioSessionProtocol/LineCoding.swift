@@ -15,27 +15,39 @@ public enum LineCoding {
         var object: [String: String] = [:]
         func put(_ key: String, _ json: String?) { if let json { object[key] = json } }
         func quoted(_ text: String?) -> String? { text.map { encode($0) } }
+        func flag(_ value: Bool?) -> String? { value.map { $0 ? "true" : "false" } }
         switch request.id {
         case .number(let number)?: put("id", String(number))
         case .text(let text)?: put("id", quoted(text))
         case nil: break
         }
         put("op", quoted(request.op.rawValue))
-        put("app", quoted(request.app))
-        put("category", quoted(request.category?.rawValue))
-        put("mode", quoted(request.mode?.rawValue))
-        put("options", request.options.map { encode($0.names) })
-        put("call", request.call.map { $0 ? "true" : "false" })
-        put("notifyOthers", request.notifyOthers.map { $0 ? "true" : "false" })
-        put("port", quoted(request.port))
-        put("stream", request.stream.map { String($0) })
-        put("direction", quoted(request.direction?.rawValue))
-        put("position", quoted(request.position?.rawValue))
-        put("locked", request.locked.map { $0 ? "true" : "false" })
-        put("volume", request.volume.map { encode($0) })
-        put("session", quoted(request.session))
-        put("state", quoted(request.state?.rawValue))
-        put("count", request.count.map { String($0) })
+        switch request.command {
+        case .hello(let app, let call):
+            put("app", quoted(app))
+            put("call", flag(call))
+        case .setCategory(let category, let mode, let options):
+            put("category", quoted(category.rawValue))
+            put("mode", quoted(mode?.rawValue))
+            put("options", options.map { encode($0.names) })
+        case .deactivate(let notifyOthers): put("notifyOthers", flag(notifyOthers))
+        case .overrideOutput(let port), .selectOutput(let port), .connectPort(let port), .disconnectPort(let port):
+            put("port", quoted(port))
+        case .startStream(let stream, let direction):
+            put("stream", String(stream))
+            put("direction", quoted(direction.rawValue))
+        case .pauseStream(let stream), .removeStream(let stream), .resumeStream(let stream):
+            put("stream", String(stream))
+        case .setSilentSwitch(let position): put("position", quoted(position.rawValue))
+        case .setScreenLock(let locked): put("locked", flag(locked))
+        case .setVolume(let volume): put("volume", encode(volume))
+        case .setAppState(let session, let state):
+            put("session", quoted(session))
+            put("state", quoted(state.rawValue))
+        case .explain(let session): put("session", quoted(session))
+        case .decisions(let count): put("count", count.map { String($0) })
+        case .activate, .getState, .subscribe, .status, .watch: break
+        }
         return "{" + object.keys.sorted().map { "\(encode($0)):\(object[$0]!)" }.joined(separator: ",") + "}"
     }
 

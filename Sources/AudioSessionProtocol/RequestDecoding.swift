@@ -94,23 +94,55 @@ private struct FieldReader {
         for field in allowed where field.required && object[field.name] == nil {
             throw ProtocolError(.missingField, "\(field.name): \(op.rawValue) needs it", field: field.name)
         }
-        var request = Request(id: id, op: op)
-        request.app = try string("app")
-        request.category = try word("category", Category.self)
-        request.mode = try word("mode", Mode.self)
-        request.options = try options()
-        request.call = try bool("call")
-        request.notifyOthers = try bool("notifyOthers")
-        request.port = try string("port")
-        request.stream = try integer("stream")
-        request.direction = try word("direction", StreamDirection.self)
-        request.position = try word("position", SilentSwitch.self)
-        request.locked = try bool("locked")
-        request.volume = try level("volume")
-        request.session = try sessionReference()
-        request.state = try word("state", AppState.self)
-        request.count = try integer("count")
-        return request
+        return Request(id: id, try command(op))
+    }
+
+    /// The command of `op` from its fields, each read and checked in the order the protocol lists them; that
+    /// a required field is there was checked before.
+    private func command(_ op: Operation) throws(ProtocolError) -> Command {
+        switch op {
+        case .hello: return .hello(app: try string("app"), call: try bool("call"))
+        case .setCategory:
+            return .setCategory(
+                try required("category", word("category", Category.self)),
+                mode: try word("mode", Mode.self),
+                options: try options()
+            )
+        case .activate: return .activate
+        case .deactivate: return .deactivate(notifyOthers: try bool("notifyOthers"))
+        case .overrideOutput: return .overrideOutput(port: try required("port", string("port")))
+        case .getState: return .getState
+        case .subscribe: return .subscribe
+        case .startStream:
+            return .startStream(
+                try required("stream", integer("stream")),
+                direction: try required("direction", word("direction", StreamDirection.self))
+            )
+        case .pauseStream: return .pauseStream(try required("stream", integer("stream")))
+        case .removeStream: return .removeStream(try required("stream", integer("stream")))
+        case .setSilentSwitch: return .setSilentSwitch(try required("position", word("position", SilentSwitch.self)))
+        case .setScreenLock: return .setScreenLock(locked: try required("locked", bool("locked")))
+        case .setVolume: return .setVolume(try required("volume", level("volume")))
+        case .setAppState:
+            return .setAppState(
+                session: try required("session", sessionReference()),
+                state: try required("state", word("state", AppState.self))
+            )
+        case .selectOutput: return .selectOutput(port: try required("port", string("port")))
+        case .connectPort: return .connectPort(port: try required("port", string("port")))
+        case .disconnectPort: return .disconnectPort(port: try required("port", string("port")))
+        case .resumeStream: return .resumeStream(try required("stream", integer("stream")))
+        case .status: return .status
+        case .explain: return .explain(session: try required("session", sessionReference()))
+        case .watch: return .watch
+        case .decisions: return .decisions(count: try integer("count"))
+        }
+    }
+
+    /// A field `Operation.fields` marks as required, whose presence was checked before its value was read.
+    private func required<Value>(_ key: String, _ value: Value?) throws(ProtocolError) -> Value {
+        guard let value else { throw ProtocolError(.missingField, "\(key): needed", field: key) }
+        return value
     }
 
     private func string(_ key: String) throws(ProtocolError) -> String? {

@@ -43,7 +43,7 @@ import Testing
                 let refused = #expect(throws: AudioSessionError.self) { try call.overrideOutputAudioPort(.speaker) }
                 #expect(refused?.code == .badParam)
                 #expect(refused?.rule == "R5")
-                try daemon.control(.connectPort, port: "headphones")
+                try daemon.control(.connectPort(port: "headphones"))
                 try call.setCategory(.playAndRecord, mode: .voiceChat)
                 func output() throws -> AudioSessionPolicy.Port? {
                     try daemon.status().sessions.first { $0.app == "intercom" }?.currentRoute.output
@@ -156,7 +156,7 @@ import Testing
                 try music.setActive(true)
             }
             let changes = music.routeChanges
-            try await onThread { try daemon.control(.connectPort, port: "headphones") }
+            try await onThread { try daemon.control(.connectPort(port: "headphones")) }
             let change = try #require(await first(1, of: changes).first)
             #expect(change.reason == .newDeviceAvailable)
             #expect(change.previousRoute.outputs.map(\.portType) == [.speaker])
@@ -179,11 +179,11 @@ import Testing
             }
             let notifications = music.notifications
             try await onThread {
-                try daemon.control(.connectPort, port: "headphones")
+                try daemon.control(.connectPort(port: "headphones"))
                 try phone.setCategory(.playAndRecord, mode: .voiceChat)
                 try phone.setActive(true)
                 try phone.setActive(false, options: .notifyOthersOnDeactivation)
-                try daemon.control(.disconnectPort, port: "headphones")
+                try daemon.control(.disconnectPort(port: "headphones"))
             }
             let received = await first(3, of: notifications)
             guard received.count == 3 else {

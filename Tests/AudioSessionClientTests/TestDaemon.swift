@@ -65,20 +65,18 @@ final class TestDaemon: Sendable {
     /// The same, blocking (inside `onThread`).
     @available(*, noasync, message: "it blocks until the daemon in this process answers, which needs the pool this would hold: await the async one")
     func status() throws -> StatusBody {
-        try ControlConnection(path: socketPath, readTimeout: .seconds(60)).result(Request(op: .status)).status!
+        try ControlConnection(path: socketPath, readTimeout: .seconds(60)).result(Request(.status)).status!
     }
 
     /// Sends one control request, such as `connectPort`, on a thread of its own.
-    func control(_ op: AudioSessionProtocol.Operation, port: String) async throws {
-        try await onThread { try self.control(op, port: port) }
+    func control(_ command: Command) async throws {
+        try await onThread { try self.control(command) }
     }
 
     /// The same, blocking (inside `onThread`).
     @available(*, noasync, message: "it blocks until the daemon in this process answers, which needs the pool this would hold: await the async one")
-    func control(_ op: AudioSessionProtocol.Operation, port: String) throws {
-        var request = Request(op: op)
-        request.port = port
-        _ = try ControlConnection(path: socketPath, readTimeout: .seconds(60)).result(request)
+    func control(_ command: Command) throws {
+        _ = try ControlConnection(path: socketPath, readTimeout: .seconds(60)).result(Request(command))
     }
 }
 

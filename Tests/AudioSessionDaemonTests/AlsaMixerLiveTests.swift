@@ -60,11 +60,7 @@ import Testing
 
         func status() throws -> StatusBody { try control().status() }
 
-        func send(_ op: AudioSessionProtocol.Operation, _ change: (inout Request) -> Void) throws {
-            var request = Request(op: op)
-            change(&request)
-            _ = try control().result(request)
-        }
+        func send(_ command: Command) throws { _ = try control().result(Request(command)) }
 
         /// The default sink's mute, as the server reports it.
         func sinkMuted() throws -> Bool {
@@ -86,25 +82,23 @@ import Testing
         defer { daemon.finish() }
         try await daemon.start()
 
-        try daemon.send(.setVolume) { $0.volume = 0.4 }
+        try daemon.send(.setVolume(0.4))
         try await eventually("the sink is at 40%") { try (39...41).contains(daemon.sinkPercent()) }
         #expect(try daemon.status().volume == 0.4)
 
-        try daemon.send(.setSilentSwitch) { $0.position = .silent }
+        try daemon.send(.setSilentSwitch(.silent))
         try await eventually("the switch mutes the sink") { try daemon.sinkMuted() }
         #expect(try daemon.status().mixerMuted == true)
 
         // Music, a playback session the switch spares, plays through ALSA itself and reports its stream.
         let music = try ControlConnection(path: daemon.socket, readTimeout: .seconds(60))
-        _ = try music.result(Request(op: .hello))
-        _ = try music.result(.make(.setCategory) { $0.category = .playback })
+        _ = try music.result(Request(.hello()))
+        _ = try music.result(Request(.setCategory(.playback)))
         _ = try music.result(
-            .make(.startStream) {
-                $0.stream = 1; $0.direction = .output
-            }
+            Request(.startStream(1, direction: .output))
         )
         try await eventually("the sink is given back for the music") { try !daemon.sinkMuted() }
-        _ = try music.result(.make(.pauseStream) { $0.stream = 1 })
+        _ = try music.result(Request(.pauseStream(1)))
         try await eventually("the sink is muted again") { try daemon.sinkMuted() }
 
         // The user changes the volume with another tool: that is the system volume now, and it is kept.
@@ -125,9 +119,9 @@ import Testing
         defer { daemon.finish() }
         _ = try daemon.server.pactl(["set-sink-mute", "@DEFAULT_SINK@", "1"])
         try await daemon.start()
-        try daemon.send(.setSilentSwitch) { $0.position = .silent }
+        try daemon.send(.setSilentSwitch(.silent))
         try await eventually("the daemon holds it") { try daemon.status().mixerMuted == true }
-        try daemon.send(.setSilentSwitch) { $0.position = .ring }
+        try daemon.send(.setSilentSwitch(.ring))
         try await eventually("the daemon gives it back") { try daemon.status().mixerMuted == false }
         // Nothing is to change from here: a second for a late write to show.
         try await Task.sleep(for: .seconds(1))
@@ -142,7 +136,7 @@ import Testing
         try await eventually("the daemon has seen the unmute, and the volume set after it") {
             try daemon.status().volume.map { abs($0 - 0.55) < 0.01 } == true
         }
-        try daemon.send(.setSilentSwitch) { $0.position = .silent }
+        try daemon.send(.setSilentSwitch(.silent))
         try await eventually("held again") { try daemon.sinkMuted() }
         _ = try daemon.server.pactl(["set-sink-mute", "@DEFAULT_SINK@", "0"])
         try await eventually("the status says the daemon no longer holds it") {
@@ -160,9 +154,9 @@ import Testing
         defer { daemon.finish() }
         _ = try daemon.server.pactl(["set-sink-volume", "@DEFAULT_SINK@", "60%", "40%"])
         try await daemon.start()
-        try daemon.send(.setSilentSwitch) { $0.position = .silent }
+        try daemon.send(.setSilentSwitch(.silent))
         try await eventually("held") { try daemon.sinkMuted() }
-        try daemon.send(.setSilentSwitch) { $0.position = .ring }
+        try daemon.send(.setSilentSwitch(.ring))
         try await eventually("given back") { try !daemon.sinkMuted() }
         let volumes = try daemon.server.pactl(["get-sink-volume", "@DEFAULT_SINK@"])
         #expect(volumes.contains("60%") && volumes.contains("40%"), "the user's left and right: \(volumes)")
@@ -172,7 +166,7 @@ import Testing
         let daemon = try MixerDaemon()
         defer { daemon.finish() }
         try await daemon.start()
-        try daemon.send(.setSilentSwitch) { $0.position = .silent }
+        try daemon.send(.setSilentSwitch(.silent))
         try await eventually("held") { try daemon.sinkMuted() }
         await daemon.stop(crash: true)
         #expect(try daemon.sinkMuted(), "a killed daemon cannot give back")
@@ -182,7 +176,7 @@ import Testing
         // the daemon's, so on ring the control is the user's unmuted one again; without it, the daemon would
         // take the mute for the user's own and never lift it.
         try await daemon.start()
-        try daemon.send(.setSilentSwitch) { $0.position = .ring }
+        try daemon.send(.setSilentSwitch(.ring))
         try await eventually("the user's unmuted control is back") { try !daemon.sinkMuted() }
     }
 }

@@ -26,7 +26,7 @@ final class BareDaemon: @unchecked Sendable {
         let socket = socket
         do {
             try await eventually("the daemon answers on \(socket)") {
-                (try? ControlConnection(path: socket, readTimeout: .seconds(60)).result(Request(op: .status))) != nil
+                (try? ControlConnection(path: socket, readTimeout: .seconds(60)).result(Request(.status))) != nil
             }
         } catch {
             stop()

@@ -29,15 +29,13 @@ import Testing
             driver.input(
                 .request(
                     client,
-                    CoreDriver.request(.hello) {
-                        $0.app = app.0; $0.call = app.0 == "phone"
-                    }
+                    CoreDriver.request(.hello(app: app.0, call: app.0 == "phone"))
                 )
             )
             driver.input(
                 .request(
                     client,
-                    CoreDriver.request(.setCategory) { $0.category = app.0 == "phone" ? .playAndRecord : .playback }
+                    CoreDriver.request(.setCategory(app.0 == "phone" ? .playAndRecord : .playback))
                 )
             )
             return client

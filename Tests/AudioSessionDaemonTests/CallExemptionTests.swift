@@ -84,14 +84,11 @@ import Testing
         /// A call in progress, held by this test's own connection (the daemon's user may declare calls).
         func call() throws -> ControlConnection {
             let phone = try ControlConnection(path: socket, readTimeout: .seconds(60))
-            var hello = Request(op: .hello)
-            hello.app = "phone"
-            hello.call = true
+            let hello = Request(.hello(app: "phone", call: true))
             _ = try phone.result(hello)
-            var category = Request(op: .setCategory)
-            category.category = .playAndRecord
+            let category = Request(.setCategory(.playAndRecord))
             _ = try phone.result(category)
-            _ = try phone.result(Request(op: .activate))
+            _ = try phone.result(Request(.activate))
             return phone
         }
 
@@ -170,8 +167,7 @@ import Testing
         let daemon = try await Daemon { folder in "callExemptApps: [ { executable: \(folder)/none } ]\n" }
         defer { daemon.stop() }
         let phone = try daemon.call()
-        var explain = Request(op: .explain)
-        explain.session = "phone"
+        let explain = Request(.explain(session: "phone"))
         let lines = try phone.result(explain).explanation ?? []
         let runs = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         #expect(

@@ -155,8 +155,7 @@ import Testing
         let live = try await LiveDaemon(.pulseaudio, arguments: ["--config", config])
         defer { live.stop() }
         let app = try live.client()
-        var hello = Request(op: .hello)
-        hello.app = "keeper"
+        let hello = Request(.hello(app: "keeper"))
         let session = try app.result(hello).session
         let player = try live.play(role: "music")
         defer { player.terminate() }
@@ -171,7 +170,7 @@ import Testing
         try await eventually("ducked to 0.5 after the reload") {
             try await live.current(music.index)?.volume == full.scaled(by: 0.5)
         }
-        #expect(try app.result(Request(op: .getState)).state?.session == session, "the session survived the reload")
+        #expect(try app.result(Request(.getState)).state?.session == session, "the session survived the reload")
 
         // Three mistakes: each is logged on a line of its own, then the summary.
         try "duckLevel: loud\ngraceMs: -5\nsocket: { mdoe: \"0600\" }\n".write(
@@ -297,14 +296,14 @@ import Testing
         defer { live.stop() }
         let log: @Sendable () -> String = { live.daemonLog() }
 
-        _ = try live.client().result(Request(op: .status))
+        _ = try live.client().result(Request(.status))
         #expect(!log().contains("connected: pid"), "no debug lines at info")
 
         try "logLevel: debug\n".write(toFile: config, atomically: true, encoding: .utf8)
         kill(live.process.processIdentifier, SIGHUP)
         try await eventually("the reload is reported") { log().contains("configuration reloaded") }
         #expect(!log().contains("take effect at the next start"), "\(log())")
-        _ = try live.client().result(Request(op: .status))
+        _ = try live.client().result(Request(.status))
         try await eventually("a connection is logged at debug level") { log().contains("connected: pid") }
     }
 

@@ -91,7 +91,7 @@ import Testing
         }
         print("kill -9 with the causes still there: 20 of 20 streams muted or ducked anew from their user's values")
         navigation.terminate()
-        _ = try rig.control().result(Request(op: .setSilentSwitch) { $0.position = .ring })
+        _ = try rig.control().result(Request(.setSilentSwitch(.ring)))
         try await eventually(
             "every stream has its user's values once the prompt ends and the switch is on ring",
             within: 8
@@ -170,23 +170,23 @@ import Testing
         let ctl = try rig.control()
         // The daemon answers before it has read the server's devices; an output is selected once it knows them.
         try await eventually("the daemon knows the speaker") {
-            try rig.control().result(Request(op: .status)).status?.outputs.contains(.speaker) == true
+            try rig.control().result(Request(.status)).status?.outputs.contains(.speaker) == true
         }
-        _ = try ctl.result(Request(op: .setSilentSwitch) { $0.position = .silent })
-        _ = try ctl.result(Request(op: .selectOutput) { $0.port = "speaker" })
-        let before = try #require(try ctl.result(Request(op: .status)).status)
+        _ = try ctl.result(Request(.setSilentSwitch(.silent)))
+        _ = try ctl.result(Request(.selectOutput(port: "speaker")))
+        let before = try #require(try ctl.result(Request(.status)).status)
         #expect(before.silentSwitch == .silent && before.selectedOutput == .speaker)
         rig.daemon?.stop()
 
         try await rig.startDaemon()
         do {
             try await eventually("the restarted daemon has the switch and the selection back") {
-                let status = try rig.control().result(Request(op: .status)).status
+                let status = try rig.control().result(Request(.status)).status
                 return status?.silentSwitch == .silent && status?.selectedOutput == .speaker
             }
         } catch {
             // Say what the daemon had instead, and what it logged, so a failure on a loaded machine has a cause.
-            let status = try? rig.control().result(Request(op: .status)).status
+            let status = try? rig.control().result(Request(.status)).status
             let log = rig.latestDaemonLog().split(separator: "\n").suffix(25).joined(separator: "\n")
             Issue.record(
                 "switch \(status?.silentSwitch.rawValue ?? "?"), selection \(status?.selectedOutput?.rawValue ?? "none"), outputs \(status?.outputs.map(\.rawValue) ?? []); the restarted daemon's log:\n\(log)"
@@ -209,7 +209,7 @@ import Testing
         // A restart of the sound server finds the devices again; that is not the user plugging anything in.
         try await rig.server.restart()
         try await eventually("the selection is still the speaker after the sound server came back", within: 10) {
-            try rig.control().result(Request(op: .status)).status?.selectedOutput == .speaker
+            try rig.control().result(Request(.status)).status?.selectedOutput == .speaker
         }
     }
 }
@@ -244,9 +244,9 @@ extension CrashSafetyTests {
             try ChildProcess.launch(process)
             defer { process.stop() }
             try await eventually("the daemon answers") {
-                (try? ControlConnection(path: socket, readTimeout: .seconds(60)).result(Request(op: .status))) != nil
+                (try? ControlConnection(path: socket, readTimeout: .seconds(60)).result(Request(.status))) != nil
             }
-            let status = try #require(try ControlConnection(path: socket, readTimeout: .seconds(60)).result(Request(op: .status)).status)
+            let status = try #require(try ControlConnection(path: socket, readTimeout: .seconds(60)).result(Request(.status)).status)
             #expect(status.silentSwitch == .silent, "\(name): the switch is kept")
             #expect(status.selectedOutput == nil, "\(name): no output selected")
             process.stop()
@@ -353,7 +353,7 @@ final class CrashRig: @unchecked Sendable {
     /// Until the daemon answers on its socket.
     func waitForDaemon() async throws {
         try await eventually("the daemon answers on \(socket)") {
-            (try? self.control().result(Request(op: .status))) != nil
+            (try? self.control().result(Request(.status))) != nil
         }
     }
 
@@ -405,7 +405,7 @@ final class CrashRig: @unchecked Sendable {
         for index in streams.indices {
             streams[index].user = try #require(try await observer.sinkInput(streams[index].index)).volume
         }
-        _ = try control().result(Request(op: .setSilentSwitch) { $0.position = .silent })
+        _ = try control().result(Request(.setSilentSwitch(.silent)))
         let navigation = try play(app: "maps", role: "navigation")
         let changed = streams
         do {
@@ -471,12 +471,5 @@ final class CrashRig: @unchecked Sendable {
         }
         observer.close()
         server.stop()
-    }
-}
-
-extension Request {
-    fileprivate init(op: AudioSessionProtocol.Operation, _ change: (inout Request) -> Void) {
-        self.init(op: op)
-        change(&self)
     }
 }

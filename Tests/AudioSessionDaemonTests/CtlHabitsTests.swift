@@ -363,8 +363,8 @@ import Testing
         let live = try await ReplayDaemon(.pulseaudio)
         defer { live.stop() }
         let control = try ControlConnection(path: live.socket, readTimeout: .seconds(60))
-        _ = try control.result(.make(.setSilentSwitch) { $0.position = .silent })
-        _ = try control.result(.make(.selectOutput) { $0.port = "speaker" })
+        _ = try control.result(Request(.setSilentSwitch(.silent)))
+        _ = try control.result(Request(.selectOutput(port: "speaker")))
         let replay = Process()
         replay.executableURL = URL(fileURLWithPath: BuiltTool.path)
         replay.arguments = [
@@ -396,9 +396,9 @@ import Testing
         let live = try await ReplayDaemon(.pulseaudio)
         defer { live.stop() }
         let control = try ControlConnection(path: live.socket, readTimeout: .seconds(60))
-        _ = try control.result(.make(.setSilentSwitch) { $0.position = .silent })
-        _ = try control.result(.make(.setScreenLock) { $0.locked = locked })
-        _ = try control.result(.make(.selectOutput) { $0.port = "speaker" })
+        _ = try control.result(Request(.setSilentSwitch(.silent)))
+        _ = try control.result(Request(.setScreenLock(locked: locked)))
+        _ = try control.result(Request(.selectOutput(port: "speaker")))
         let before = try control.status()
         try #require(before.selectedOutput == .speaker && before.silentSwitch == .silent)
         var output = ""
@@ -443,18 +443,12 @@ extension InProcessDaemon {
     func call(_ app: String) throws -> ControlConnection {
         let connection = try ControlConnection(path: socketPath, readTimeout: .seconds(60))
         _ = try connection.result(
-            .make(.hello) {
-                $0.app = app
-                $0.call = true
-            }
+            Request(.hello(app: app, call: true))
         )
         _ = try connection.result(
-            .make(.setCategory) {
-                $0.category = .playAndRecord
-                $0.mode = .voiceChat
-            }
+            Request(.setCategory(.playAndRecord, mode: .voiceChat))
         )
-        _ = try connection.result(.make(.activate))
+        _ = try connection.result(Request(.activate))
         return connection
     }
 }

@@ -17,11 +17,7 @@ import Testing
         return core
     }
 
-    static func request(_ op: Operation, _ change: (inout Request) -> Void = { _ in }) -> Request {
-        var request = Request(id: .number(7), op: op)
-        change(&request)
-        return request
-    }
+    static func request(_ command: Command) -> Request { Request(id: .number(7), command) }
 
     static func replies(_ effects: [DaemonEffect], to client: ClientID) -> [Reply] {
         effects.compactMap { if case .send(client, .reply(let reply)) = $0 { reply } else { nil } }
@@ -33,14 +29,14 @@ import Testing
 
     @Test func aClientsRequestsActOnItsOwnSessionAndReplyWithItsState() throws {
         var core = Self.core()
-        let hello = Self.replies(core.handle(.request(Self.music, Self.request(.hello) { $0.app = "Radio" })), to: Self.music)
+        let hello = Self.replies(core.handle(.request(Self.music, Self.request(.hello(app: "Radio")))), to: Self.music)
         #expect(hello.first?.result?.session == 1)
         #expect(hello.first?.result?.state?.app == "Radio")
         #expect(hello.first?.result?.soundServer == true)
-        let set = Self.replies(core.handle(.request(Self.music, Self.request(.setCategory) { $0.category = .playback })), to: Self.music)
+        let set = Self.replies(core.handle(.request(Self.music, Self.request(.setCategory(.playback)))), to: Self.music)
         #expect(set == [.success(.number(7), ReplyResult(state: try #require(core.state(of: SessionID(1)))))])
         let refused = Self.replies(
-            core.handle(.request(Self.music, Self.request(.setCategory) { $0.category = .ambient; $0.options = [.defaultToSpeaker] })),
+            core.handle(.request(Self.music, Self.request(.setCategory(.ambient, options: [.defaultToSpeaker])))),
             to: Self.music
         )
         #expect(refused.first?.error?.code == "badParam")
@@ -51,9 +47,9 @@ import Testing
     @Test func aSubscribedClientHearsItsInterruptionAndWhyAndAnUnsubscribedOneDoesNot() {
         var core = Self.core()
         _ = core.handle(.request(Self.music, Self.request(.subscribe)))
-        _ = core.handle(.request(Self.music, Self.request(.setCategory) { $0.category = .playback }))
+        _ = core.handle(.request(Self.music, Self.request(.setCategory(.playback))))
         _ = core.handle(.request(Self.music, Self.request(.activate)))
-        _ = core.handle(.request(Self.phone, Self.request(.hello) { $0.call = true }))
+        _ = core.handle(.request(Self.phone, Self.request(.hello(call: true))))
         let effects = core.handle(.request(Self.phone, Self.request(.activate)))
         #expect(Self.events(effects, to: Self.music) == [Event(.interruption, type: "began", because: "interrupted by phone (A6)")])
         #expect(Self.events(effects, to: Self.phone) == [])
@@ -62,9 +58,9 @@ import Testing
     @Test func aDisconnectEndsTheInterruptionsItCausedWithoutResume() {
         var core = Self.core()
         _ = core.handle(.request(Self.music, Self.request(.subscribe)))
-        _ = core.handle(.request(Self.music, Self.request(.setCategory) { $0.category = .playback }))
+        _ = core.handle(.request(Self.music, Self.request(.setCategory(.playback))))
         _ = core.handle(.request(Self.music, Self.request(.activate)))
-        _ = core.handle(.request(Self.phone, Self.request(.setCategory) { $0.category = .playback }))
+        _ = core.handle(.request(Self.phone, Self.request(.setCategory(.playback))))
         _ = core.handle(.request(Self.phone, Self.request(.activate)))
         let effects = core.handle(.clientDisconnected(Self.phone))
         #expect(Self.events(effects, to: Self.music).map(\.shouldResume) == [false])
@@ -75,14 +71,14 @@ import Testing
         var core = Self.core()
         let stranger = ClientID(rawValue: 3)
         _ = core.handle(.clientConnected(stranger, ClientPeer(processID: 300, userID: 4242, processName: "x")))
-        for request in [Self.request(.setSilentSwitch) { $0.position = .silent }, Self.request(.hello) { $0.call = true }] {
+        for request in [Self.request(.setSilentSwitch(.silent)), Self.request(.hello(call: true))] {
             let reply = Self.replies(core.handle(.request(stranger, request)), to: stranger).first
             #expect(reply?.error?.code == "notPermitted")
         }
         #expect(core.engine.silentSwitchPosition == .ring)
         let root = ClientID(rawValue: 4)
         _ = core.handle(.clientConnected(root, ClientPeer(processID: 400, userID: 0, processName: "root")))
-        #expect(Self.replies(core.handle(.request(root, Self.request(.setSilentSwitch) { $0.position = .silent })), to: root).first?.ok == true)
+        #expect(Self.replies(core.handle(.request(root, Self.request(.setSilentSwitch(.silent)))), to: root).first?.ok == true)
     }
 
     @Test func aBadLineGetsAnErrorNamingTheFieldAndChangesNothing() {
@@ -99,17 +95,17 @@ import Testing
         var core = Self.core()
         let root = ClientID(rawValue: 4)
         _ = core.handle(.clientConnected(root, ClientPeer(processID: 400, userID: 0, processName: "root")))
-        func reply(_ op: Operation, _ port: String) -> ErrorBody? {
-            Self.replies(core.handle(.request(root, Self.request(op) { $0.port = port })), to: root).first?.error
+        func reply(_ request: (_ port: String) -> Command, _ port: String) -> ErrorBody? {
+            Self.replies(core.handle(.request(root, Self.request(request(port)))), to: root).first?.error
         }
         let outputs = "speaker, receiver, headphones, headset, bluetoothA2DP, bluetoothHFP, usbAudio, hdmi, lineOut, carAudio"
         let inputs = "bluetoothHFP, usbAudio, builtInMic, headsetMic, lineIn"
         #expect(
-            reply(.selectOutput, "Speaker")
+            reply(Command.selectOutput, "Speaker")
                 == ErrorBody(code: "badField", message: "port: 'Speaker' is not an output port; expected one of: \(outputs)", field: "port")
         )
         #expect(
-            reply(.selectOutput, "builtInMic")
+            reply(Command.selectOutput, "builtInMic")
                 == ErrorBody(
                     code: "badParam",
                     message: "builtInMic is an input port, not an output (the outputs are \(outputs)); available: speaker",
@@ -117,8 +113,8 @@ import Testing
                     field: "port"
                 )
         )
-        #expect(reply(.selectOutput, "hdmi")?.message == "hdmi is not an available output; available: speaker")
-        for op in [Operation.connectPort, .disconnectPort] {
+        #expect(reply(Command.selectOutput, "hdmi")?.message == "hdmi is not an available output; available: speaker")
+        for op in [Command.connectPort, Command.disconnectPort] {
             #expect(
                 reply(op, "headphone")
                     == ErrorBody(
@@ -135,8 +131,8 @@ import Testing
 
     @Test func streamsFindTheirSessionByIdThenByProcessThenByRules() {
         var core = Self.core()
-        _ = core.handle(.request(Self.music, Self.request(.hello)))
-        _ = core.handle(.request(Self.phone, Self.request(.hello)))
+        _ = core.handle(.request(Self.music, Self.request(.hello())))
+        _ = core.handle(.request(Self.phone, Self.request(.hello())))
         _ = core.handle(.sound(.streamSeen(SoundStream(origin: .sinkInput(10), direction: .output, properties: ["audiosession.id": "1", "application.process.id": "200"], isRunning: true))))
         _ = core.handle(.sound(.streamSeen(SoundStream(origin: .sinkInput(11), direction: .output, properties: ["application.process.id": "200"], isRunning: true))))
         _ = core.handle(.sound(.streamSeen(SoundStream(origin: .sinkInput(12), direction: .output, properties: ["media.role": "game", "application.name": "Chess"], isRunning: true))))
@@ -187,8 +183,8 @@ import Testing
 
     @Test func aClientReportedStreamGetsItsVerdictAsAnEvent() {
         var core = Self.core()
-        _ = core.handle(.request(Self.music, Self.request(.setCategory) { $0.category = .playback }))
-        let effects = core.handle(.request(Self.music, Self.request(.startStream) { $0.stream = 3; $0.direction = .output }))
+        _ = core.handle(.request(Self.music, Self.request(.setCategory(.playback))))
+        let effects = core.handle(.request(Self.music, Self.request(.startStream(3, direction: .output))))
         let verdicts = Self.events(effects, to: Self.music).filter { $0.event == .streamVerdict }
         #expect(verdicts.map(\.stream) == [3])
         #expect(verdicts.map(\.verdict) == ["audible"])
@@ -209,8 +205,8 @@ extension DaemonCoreTests {
         var core = Self.core()
         let sibling = ClientID(rawValue: 9)
         _ = core.handle(.clientConnected(sibling, ClientPeer(processID: 100, userID: Self.owner, processName: "music")))
-        _ = core.handle(.request(Self.music, Self.request(.hello)))
-        _ = core.handle(.request(sibling, Self.request(.hello)))
+        _ = core.handle(.request(Self.music, Self.request(.hello())))
+        _ = core.handle(.request(sibling, Self.request(.hello())))
         _ = core.handle(.clientDisconnected(Self.music))
         let orphan = SoundStream(origin: .sinkInput(3), direction: .output, properties: ["audiosession.id": "1", "application.process.id": "100", "media.role": "music"], isRunning: true)
         _ = core.handle(.sound(.streamSeen(orphan)))

@@ -9,8 +9,7 @@ import Testing
 @Suite struct FaceDecisionsTests {
     /// The reply to `decisions` with `count` from a control client.
     private func decisions(_ core: inout DaemonCore, count: Int?) -> Reply? {
-        var request = Request(id: .number(1), op: .decisions)
-        request.count = count
+        let request = Request(id: .number(1), .decisions(count: count))
         let control = ClientID(rawValue: 999)
         for case .send(control, .reply(let reply)) in core.handle(.request(control, request)) { return reply }
         return nil
@@ -24,8 +23,7 @@ import Testing
         for number in 1...apps {
             let client = ClientID(rawValue: number)
             _ = core.handle(.clientConnected(client, ClientPeer(processID: Int32(number), userID: 1000, processName: "app")))
-            var hello = Request(op: .hello)
-            hello.app = "app\(number)"
+            let hello = Request(.hello(app: "app\(number)"))
             _ = core.handle(.request(client, hello))
         }
         let three = try #require(decisions(&core, count: 3)?.result?.decisions)
@@ -42,7 +40,7 @@ import Testing
         // A stranger is refused, as for every control request.
         let stranger = ClientID(rawValue: 5000)
         _ = core.handle(.clientConnected(stranger, ClientPeer(processID: 2, userID: 4242, processName: "x")))
-        let refused = core.handle(.request(stranger, Request(id: .number(2), op: .decisions)))
+        let refused = core.handle(.request(stranger, Request(id: .number(2), .decisions())))
         #expect(refused.contains { if case .send(stranger, .reply(let reply)) = $0 { reply.error?.code == "notPermitted" } else { false } })
     }
 }

@@ -163,9 +163,7 @@ import Testing
             let numbers = decisions.compactMap { $0[0].integer }
             #expect(numbers == numbers.sorted() && Set(numbers).count == 3, "\(numbers)")
             // The same decisions as the socket's `decisions` request.
-            var request = Request(op: .decisions)
-            request.count = 3
-            let asked = request
+            let asked = Request(.decisions(count: 3))
             let viaSocket = try await onThread {
                 try ControlConnection(path: face.daemon.socketPath, readTimeout: .seconds(60)).result(asked).decisions
             }

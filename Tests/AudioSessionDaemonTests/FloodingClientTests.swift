@@ -20,8 +20,7 @@ import Testing
         try await onThread {
             for index in 0..<50 {
                 let client = try ControlConnection(path: daemon.socket, readTimeout: .seconds(60))
-                var hello = Request(op: .hello)
-                hello.app = "warm-up-\(index)"
+                let hello = Request(.hello(app: "warm-up-\(index)"))
                 _ = try client.result(hello)
                 _ = try client.status()
             }
@@ -51,8 +50,7 @@ import Testing
         let (wrote, peak, answered, replies) = try await onThread {
             let held = try (0..<10).map { index in
                 let client = try ControlConnection(path: daemon.socket, readTimeout: .seconds(60))
-                var hello = Request(op: .hello)
-                hello.app = "held-session-\(index)"
+                let hello = Request(.hello(app: "held-session-\(index)"))
                 _ = try client.result(hello)
                 return client
             }
@@ -101,13 +99,8 @@ import Testing
             // The music mixes with others, so the nonmixable player below does not interrupt it; it reads its
             // stream's verdicts and is not subscribed to anything else.
             let music = try ControlConnection(path: daemon.socket, readTimeout: .seconds(60))
-            var hello = Request(op: .hello)
-            hello.app = "music"
-            _ = try music.result(hello)
-            var category = Request(op: .setCategory)
-            category.category = .playback
-            category.options = .mixWithOthers
-            _ = try music.result(category)
+            _ = try music.result(Request(.hello(app: "music")))
+            _ = try music.result(Request(.setCategory(.playback, options: .mixWithOthers)))
             try music.startStream(1)
             // A mixable session that ducks the music and subscribes to its notifications, and never reads.
             let flooder = try RawSocketClient(path: daemon.socket)
@@ -125,15 +118,13 @@ import Testing
             // A nonmixable player comes and goes: each time the flooder gets a hint (A7) it does not read, until
             // the daemon holds a megabyte of them and closes its connection (at most 60 s).
             let player = try ControlConnection(path: daemon.socket, readTimeout: .seconds(60))
-            hello.app = "player"
-            _ = try player.result(hello)
-            category.options = []
-            _ = try player.result(category)
+            _ = try player.result(Request(.hello(app: "player")))
+            _ = try player.result(Request(.setCategory(.playback, options: [])))
             let deadline = Date().addingTimeInterval(60)
             var toggles = 0
             while Date() < deadline {
-                _ = try player.result(Request(op: .activate))
-                _ = try player.result(Request(op: .deactivate))
+                _ = try player.result(Request(.activate))
+                _ = try player.result(Request(.deactivate()))
                 toggles += 1
                 if toggles % 500 == 0, try !daemon.status().sessions.map(\.app).contains("flood") { break }
             }
@@ -156,24 +147,21 @@ import Testing
             // 30 sessions: each status is some 10 KB; 400 inputs make 4 MB of them.
             let held = try (0..<30).map { index in
                 let client = try ControlConnection(path: daemon.socket, readTimeout: .seconds(60))
-                var hello = Request(op: .hello)
-                hello.app = "held-session-\(index)"
+                let hello = Request(.hello(app: "held-session-\(index)"))
                 _ = try client.result(hello)
                 return client
             }
             let watcher = try RawSocketClient(path: daemon.socket)
             _ = try watcher.write("{\"id\":1,\"op\":\"watch\"}\n")
             let player = try ControlConnection(path: daemon.socket, readTimeout: .seconds(60))
-            var hello = Request(op: .hello)
-            hello.app = "player"
+            let hello = Request(.hello(app: "player"))
             _ = try player.result(hello)
             for _ in 0..<200 {
-                _ = try player.result(Request(op: .activate))
-                _ = try player.result(Request(op: .deactivate))
+                _ = try player.result(Request(.activate))
+                _ = try player.result(Request(.deactivate()))
             }
             // Last, what no status before showed: the player in another category.
-            var category = Request(op: .setCategory)
-            category.category = .playback
+            let category = Request(.setCategory(.playback))
             _ = try player.result(category)
             // The watcher reads now: the statuses it was written, and the latest, which shows the player in its
             // new category; then its next request is answered.

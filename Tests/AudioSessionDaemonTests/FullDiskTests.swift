@@ -23,27 +23,27 @@ struct FullDiskTests {
 
         // A setting: refused, naming the file and the error, and not changed.
         let control = try rig.control()
-        let switchReply = try control.call(Self.request(.setSilentSwitch) { $0.position = .silent })
+        let switchReply = try control.call(Self.request(.setSilentSwitch(.silent)))
         let refusal = try #require(switchReply.error, "the switch was flipped although it could not be kept")
         print("full disk: setSilentSwitch: \(refusal.code): \(refusal.message)")
         #expect(refusal.code == "stateUnavailable")
         #expect(refusal.message.contains(rig.stateDirectory + "/settings.json"))
         #expect(refusal.message.contains("ENOSPC"))
-        let status = try control.result(Request(op: .status))
+        let status = try control.result(Request(.status))
         #expect(status.status?.silentSwitch == .ring)
 
         // An activation that could silence others: refused before it changes anything.
         let app = try rig.control()
-        _ = try app.result(Self.request(.hello) { $0.app = "player" })
-        let activation = try app.call(Request(op: .activate))
+        _ = try app.result(Self.request(.hello(app: "player")))
+        let activation = try app.call(Request(.activate))
         print("full disk: activate: \(activation.error.map { "\($0.code): \($0.message)" } ?? "ok")")
         #expect(activation.error?.code == "stateUnavailable")
         #expect(activation.error?.message.contains("ENOSPC") == true)
 
         // Space comes back: the same requests are taken, and the switch is kept.
         try disk.free()
-        _ = try control.result(Self.request(.setSilentSwitch) { $0.position = .silent })
-        _ = try app.result(Request(op: .activate))
+        _ = try control.result(Self.request(.setSilentSwitch(.silent)))
+        _ = try app.result(Request(.activate))
         let settings = try String(contentsOfFile: rig.stateDirectory + "/settings.json", encoding: .utf8)
         #expect(settings.contains("\"silentSwitch\":\"silent\""))
     }
@@ -254,11 +254,7 @@ struct FullDiskTests {
         #expect(try rig.journal(in: rig.stateDirectory).entries.contains { $0.index == music.index && $0.policyMuted })
     }
 
-    static func request(_ op: AudioSessionProtocol.Operation, _ change: (inout Request) -> Void) -> Request {
-        var request = Request(op: op)
-        change(&request)
-        return request
-    }
+    static func request(_ command: Command) -> Request { Request(command) }
 
     /// What the daemon started last logs, read afresh on each call, also after another daemon started.
     static func logOfLatestDaemon(_ rig: CrashRig) -> @Sendable () -> String {

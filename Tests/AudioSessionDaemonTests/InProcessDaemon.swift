@@ -78,14 +78,11 @@ struct InProcessDaemon: Sendable {
         throws -> ControlConnection
     {
         let connection = try ControlConnection(path: socketPath, readTimeout: .seconds(60))
-        var hello = Request(op: .hello)
-        hello.app = app
+        let hello = Request(.hello(app: app))
         _ = try connection.result(hello)
-        var declaration = Request(op: .setCategory)
-        declaration.category = category
-        declaration.options = options
+        let declaration = Request(.setCategory(category, options: options))
         _ = try connection.result(declaration)
-        if activate { _ = try connection.result(Request(op: .activate)) }
+        if activate { _ = try connection.result(Request(.activate)) }
         return connection
     }
 
@@ -151,9 +148,7 @@ struct CtlResult: Sendable {
 extension ControlConnection {
     /// Reports a stream the client plays itself (`startStream`).
     func startStream(_ number: Int, direction: StreamDirection = .output) throws {
-        var request = Request(op: .startStream)
-        request.stream = number
-        request.direction = direction
+        let request = Request(.startStream(number, direction: direction))
         _ = try result(request)
     }
 

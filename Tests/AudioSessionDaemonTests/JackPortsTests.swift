@@ -70,13 +70,11 @@ import Testing
         }
         _ = core.handle(.sound(.inventoryTaken))
         _ = core.handle(.request(music, DaemonCoreTests.request(.subscribe)))
-        _ = core.handle(.request(music, DaemonCoreTests.request(.setCategory) { $0.category = .playback }))
+        _ = core.handle(.request(music, DaemonCoreTests.request(.setCategory(.playback))))
         _ = core.handle(
             .request(
                 music,
-                DaemonCoreTests.request(.startStream) {
-                    $0.stream = 1; $0.direction = .output
-                }
+                DaemonCoreTests.request(.startStream(1, direction: .output))
             )
         )
         #expect(core.state(of: SessionID(1))?.currentRoute.output == .headphones)

@@ -137,7 +137,7 @@ import Testing
         try await eventually("the music is back after the call and its grace", within: 8) {
             try await rig.observer.sinkInput(stream.index)?.muted == false
         }
-        _ = try rig.control().result(Request(op: .setSilentSwitch) { $0.position = .silent })
+        _ = try rig.control().result(Request(.setSilentSwitch(.silent)))
         rig.daemon?.stop()
 
         let file = rig.server.directory + "/exported.yaml"
@@ -234,11 +234,7 @@ struct CoreDriver {
         )
     }
 
-    static func request(_ op: AudioSessionProtocol.Operation, _ change: (inout Request) -> Void = { _ in }) -> Request {
-        var request = Request(id: .number(1), op: op)
-        change(&request)
-        return request
-    }
+    static func request(_ command: Command) -> Request { Request(id: .number(1), command) }
 
     /// A day of the daemon's in a few seconds: devices, unaware music and a call with its grace, an app that
     /// ducks, the switch, a second stream of one app, a recorder, headphones unplugged, a client that dies
@@ -255,21 +251,19 @@ struct CoreDriver {
         input(.sound(Self.stream(1, role: "music", app: "radio")), after: 300)
         // An app that ducks others.
         input(.clientConnected(maps, ClientPeer(processID: 10, userID: Self.owner, processName: "maps")))
-        input(.request(maps, Self.request(.hello) { $0.app = "maps" }))
+        input(.request(maps, Self.request(.hello(app: "maps"))))
         input(
             .request(
                 maps,
-                Self.request(.setCategory) {
-                    $0.category = .playback; $0.options = [.duckOthers]
-                }
+                Self.request(.setCategory(.playback, options: [.duckOthers]))
             )
         )
         input(.request(maps, Self.request(.activate)), after: 500)
-        input(.request(maps, Self.request(.deactivate) { $0.notifyOthers = true }), after: 1500)
+        input(.request(maps, Self.request(.deactivate(notifyOthers: true))), after: 1500)
         // The switch, from a control client.
         input(.clientConnected(control, ClientPeer(processID: 30, userID: Self.owner, processName: "audiosessionctl")))
-        input(.request(control, Self.request(.setSilentSwitch) { $0.position = .silent }), after: 200)
-        input(.request(control, Self.request(.setSilentSwitch) { $0.position = .ring }), after: 200)
+        input(.request(control, Self.request(.setSilentSwitch(.silent))), after: 200)
+        input(.request(control, Self.request(.setSilentSwitch(.ring))), after: 200)
         // A call: music interrupted; the call's stream ends, its grace runs out, the music resumes (U3).
         input(.sound(Self.stream(2, role: "phone", app: "dialer")), after: 700)
         input(.sound(.streamGone(.sinkInput(2))), after: 3000)
@@ -288,15 +282,15 @@ struct CoreDriver {
         input(.sound(Self.stream(3, role: "music", app: "radio", running: false)), after: 100)
         input(.sound(Self.stream(3, role: "music", app: "radio")), after: 400)
         input(.sound(.portAvailable(.headphones)), after: 800)
-        input(.request(control, Self.request(.selectOutput) { $0.port = "speaker" }), after: 300)
+        input(.request(control, Self.request(.selectOutput(port: "speaker"))), after: 300)
         // A game that dies while active: the session ends.
         input(.clientConnected(game, ClientPeer(processID: 20, userID: Self.owner, processName: "game")))
-        input(.request(game, Self.request(.setCategory) { $0.category = .soloAmbient }))
-        input(.request(game, Self.request(.startStream) { $0.stream = 1 }), after: 100)
+        input(.request(game, Self.request(.setCategory(.soloAmbient))))
+        input(.request(game, Self.request(.startStream(1, direction: .output))), after: 100)
         input(.request(game, Self.request(.activate)), after: 100)
         input(.clientDisconnected(game), after: 600)
         // A request the engine refuses.
-        input(.request(maps, Self.request(.overrideOutput) { $0.port = "speaker" }), after: 100)
+        input(.request(maps, Self.request(.overrideOutput(port: "speaker"))), after: 100)
         // The sound server lost and back.
         input(.sound(.serverLost(reason: "test")), after: 1000)
         input(.sound(.serverConnected), after: 400)
@@ -306,12 +300,5 @@ struct CoreDriver {
         input(.sound(.inventoryTaken), after: 1)
         input(.sound(Self.stream(5, role: "music", app: "radio")), after: 200)
         advance(2000)
-    }
-}
-
-extension Request {
-    fileprivate init(op: AudioSessionProtocol.Operation, _ change: (inout Request) -> Void) {
-        self.init(op: op)
-        change(&self)
     }
 }

@@ -138,7 +138,7 @@ import Testing
         try live.server.pactl(["set-default-sink", "headphones"])
         try live.server.pactl(["set-default-sink", "speaker"])
         try await eventually("the music follows the user's choice of the speaker (R3)") { try await live.current(music.index)?.sinkIndex == speaker }
-        let status = try live.client().result(Request(op: .status)).status
+        let status = try live.client().result(Request(.status)).status
         #expect(status?.selectedOutput == .speaker)
     }
 
@@ -167,7 +167,7 @@ import Testing
         let during = try await live.observer.sourceOutput(stream.index)
         #expect(during?.muted == false, "the meter keeps hearing the machine during the call")
         #expect(during?.sourceIndex == monitorIndex, "the meter stays on the monitor")
-        let listed = try live.client().result(Request(op: .status)).status?.streams ?? []
+        let listed = try live.client().result(Request(.status)).status?.streams ?? []
         #expect(!listed.contains { $0.origin == "pulse source-output \(stream.index)" }, "the daemon does not hold it: \(listed)")
     }
 
@@ -184,7 +184,7 @@ import Testing
         let index = try #require(try await live.observer.sourceOutputs().first { $0.properties["application.name"] == "parecord" }).index
         // Once the daemon has judged the recorder's stream, the server's mute is what the daemon made of it.
         try await eventually("the daemon has judged the recorder") {
-            let streams = try live.client().result(Request(op: .status)).status?.streams ?? []
+            let streams = try live.client().result(Request(.status)).status?.streams ?? []
             return streams.contains { $0.origin == "pulse source-output \(index)" && $0.verdict == "capturing" }
         }
         #expect(try await live.observer.sourceOutput(index)?.muted == false, "a recorder that names no role captures")
@@ -201,7 +201,7 @@ import Testing
         let live = try await LiveDaemon(.pulseaudio)
         defer { live.stop() }
         let app = try live.client()
-        _ = try app.result(Request(op: .subscribe))
+        _ = try app.result(Request(.subscribe))
         try await live.server.kill()
         #expect(try app.nextEvent().event == .mediaServicesWereLost)
         try await live.server.restart()
@@ -223,7 +223,7 @@ import Testing
         let live = try await LiveDaemon(.pulseaudio)
         defer { live.stop() }
         let bystander = try live.client()
-        _ = try bystander.result(Request(op: .hello))
+        _ = try bystander.result(Request(.hello()))
         let rogue = try live.client()
         let cases: [(String, String)] = [
             ("this is not json", "malformedMessage"),
@@ -242,20 +242,19 @@ import Testing
             guard case .reply(let body) = reply else { Issue.record("no reply to \(line.prefix(20))"); continue }
             #expect(body.error?.code == code, "for \(line.prefix(30))")
         }
-        let rogueState = try rogue.call(Request(op: .getState))
+        let rogueState = try rogue.call(Request(.getState))
         #expect(rogueState.result?.state?.state == .inactive, "\(rogueState)")
-        #expect(try bystander.result(Request(op: .activate)).state?.state == .active)
+        #expect(try bystander.result(Request(.activate)).state?.state == .active)
     }
 
     @Test func aClientThatDiesHoldingAnActiveSessionEndsTheInterruptionItCaused() async throws {
         let live = try await LiveDaemon(.pulseaudio)
         defer { live.stop() }
         let music = try live.client()
-        _ = try music.result(Request(op: .subscribe))
-        var playback = Request(op: .setCategory)
-        playback.category = .playback
+        _ = try music.result(Request(.subscribe))
+        let playback = Request(.setCategory(.playback))
         _ = try music.result(playback)
-        _ = try music.result(Request(op: .activate))
+        _ = try music.result(Request(.activate))
         let script = """
             import socket, time
             s = socket.socket(socket.AF_UNIX); s.connect("\(live.socket)")
@@ -337,7 +336,7 @@ import Testing
         // Until the call is over (its grace included) a new music stream would be kept silent, and so would the
         // prompt that follows (A2): the next stream starts after it.
         try await eventually("the call is over") {
-            let sessions = try live.client().result(Request(op: .status)).status?.sessions ?? []
+            let sessions = try live.client().result(Request(.status)).status?.sessions ?? []
             return !sessions.contains { $0.category == .playAndRecord && $0.state == .active }
         }
         let second = try live.play(role: "music")

@@ -79,7 +79,7 @@ import Testing
         try await rig.waitForStatus("Paused")
         try rig.live.server.loadNullSink("headphones")
         try await eventually("the daemon has the headphones back") {
-            try rig.live.client().result(Request(op: .status)).status?.outputs.contains(.headphones) == true
+            try rig.live.client().result(Request(.status)).status?.outputs.contains(.headphones) == true
         }
         #expect(try await rig.playerctl(["status"]) == "Paused", "plugging back does not play it (P4)")
         #expect(try await rig.live.current(music.index)?.corked == true)
@@ -189,7 +189,7 @@ final class MprisRig: @unchecked Sendable {
     /// Until the daemon has no call session any more (the call's stream went and its grace ran out).
     func waitUntilTheCallIsOver() async throws {
         try await eventually("the call's session is gone") {
-            try self.live.client().result(Request(op: .status)).status?.sessions.contains(where: \.call) == false
+            try self.live.client().result(Request(.status)).status?.sessions.contains(where: \.call) == false
         }
     }
 
@@ -197,7 +197,7 @@ final class MprisRig: @unchecked Sendable {
     /// `PulseSession.pauseSettling`: the user's next press must come after it to be seen).
     func waitUntilTheDaemonSees(_ stream: PulseSinkInput, running: Bool) async throws {
         try await eventually("the daemon sees mpv's stream \(running ? "running" : "paused")") {
-            try self.live.client().result(Request(op: .status)).status?.streams
+            try self.live.client().result(Request(.status)).status?.streams
                 .contains { $0.origin == "pulse sink-input \(stream.index)" && $0.running == running } == true
         }
     }

@@ -34,14 +34,14 @@ import Testing
         defer { music.close() }
         try await eventually("the daemon has the stand-in as the music's player") { live.daemonLog().contains(Self.name) }
 
-        let phone = try PlayerLiveTests.client(live, app: "phone", call: true) { $0.category = .playAndRecord }
+        let phone = try PlayerLiveTests.client(live, app: "phone", call: true, .setCategory(.playAndRecord))
         try await eventually("the daemon gives the stand-in up (P6)", within: 20) { live.daemonLog().contains("(P6)") }
         #expect(live.daemonLog().contains("the stand-in cannot pause"), "the log says why")
         #expect(pauses.withLock { $0 } == 1)
         // The mute went to the sound server in the event that sent the pause; the error may come back first.
         try await eventually("the music is muted as an unaware app's") { try await live.current(music.sinkInputIndex)?.muted == true }
 
-        _ = try phone.result(.make(.deactivate) { $0.notifyOthers = true })
+        _ = try phone.result(Request(.deactivate(notifyOthers: true)))
         try await eventually("the music is heard again after the call (U3)") {
             try await live.current(music.sinkInputIndex)?.muted == false
         }

@@ -9,7 +9,7 @@ import Testing
     static let user = DaemonCoreTests.music
 
     static func switchTo(_ position: SilentSwitch, _ core: inout DaemonCore) -> [DaemonEffect] {
-        core.handle(.request(user, DaemonCoreTests.request(.setSilentSwitch) { $0.position = position }))
+        core.handle(.request(user, DaemonCoreTests.request(.setSilentSwitch(position))))
     }
 
     static func profileWrites(_ effects: [DaemonEffect]) -> [String] {

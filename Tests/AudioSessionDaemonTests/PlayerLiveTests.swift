@@ -35,17 +35,13 @@ import Testing
     }
 
     /// A session that says hello, declares itself and activates, on a connection of its own.
-    static func client(_ live: LiveDaemon, app: String, call: Bool = false, _ configure: (inout Request) -> Void) throws
+    static func client(_ live: LiveDaemon, app: String, call: Bool = false, _ declaration: Command) throws
         -> ControlConnection
     {
         let connection = try live.client()
-        _ = try connection.result(
-            .make(.hello) {
-                $0.app = app; if call { $0.call = true }
-            }
-        )
-        _ = try connection.result(.make(.setCategory, configure))
-        _ = try connection.result(.make(.activate))
+        _ = try connection.result(Request(.hello(app: app, call: call ? true : nil)))
+        _ = try connection.result(Request(declaration))
+        _ = try connection.result(Request(.activate))
         return connection
     }
 
@@ -98,7 +94,7 @@ import Testing
     @Test func withNoSoundServerASilencedSoundIsSilentFromItsFirstSample() async throws {
         let live = try await LiveDaemon(.pulseaudio, arguments: ["--no-sound-server", "--no-alsa"])
         defer { live.stop() }
-        _ = try live.client().result(.make(.setSilentSwitch) { $0.position = .silent })
+        _ = try live.client().result(Request(.setSilentSwitch(.silent)))
         let path = live.server.directory + "/monitor-whole.raw"
         let monitor = try live.server.spawn(
             "parecord",
@@ -138,15 +134,13 @@ import Testing
         let full = try await Self.speakerLoudness(live)
         #expect(full > 1000, "the tone is heard: \(full)")
 
-        let navigation = try Self.client(live, app: "navigation") {
-            $0.category = .playback; $0.mode = .voicePrompt; $0.options = [.duckOthers]
-        }
+        let navigation = try Self.client(live, app: "navigation", .setCategory(.playback, mode: .voicePrompt, options: [.duckOthers]))
         // The player's buffered samples reach the monitor after its gain changed: measure until they show it
         // (half a second of samples each time), 10 s at most.
         try await Self.waitFor("gain 0.25", from: player, on: live)
         let ducked = try await Self.speakerLoudness(live, until: { (0.15...0.4).contains($0 / full) })
         #expect((0.15...0.4).contains(ducked / full), "ducked to a quarter: \(ducked) of \(full)")
-        _ = try navigation.result(.make(.deactivate) { $0.notifyOthers = true })
+        _ = try navigation.result(Request(.deactivate(notifyOthers: true)))
         try await Self.waitFor("gain 1.00", from: player, on: live)
         let restored = try await Self.speakerLoudness(live, until: { $0 / full > 0.8 })
         #expect(restored / full > 0.8, "back to full: \(restored) of \(full)")
@@ -156,9 +150,7 @@ import Testing
 
         let stream = try await Self.playerStream(live)
         let callStarted = ContinuousClock.now
-        let call = try Self.client(live, app: "phone", call: true) {
-            $0.category = .playAndRecord; $0.mode = .voiceChat
-        }
+        let call = try Self.client(live, app: "phone", call: true, .setCategory(.playAndRecord, mode: .voiceChat))
         try await eventually("the ALSA stream is paused on the server") {
             try await live.current(stream.index)?.corked == true
         }
@@ -166,13 +158,13 @@ import Testing
         // (polled every 20 ms), through daemon, client library, player and ALSA plug-in.
         print("player paused by a call within \(ContinuousClock.now - callStarted) of its activation")
         try await Self.waitFor("interrupted: interrupted by phone (A6)", from: player, on: live)
-        _ = try call.result(.make(.deactivate) { $0.notifyOthers = true })
+        _ = try call.result(Request(.deactivate(notifyOthers: true)))
         try await Self.waitFor("playing: the interruption ended and it may resume", from: player, on: live)
         try await eventually("the ALSA stream runs again") { try await live.current(stream.index)?.corked == false }
 
         let control = try live.client()
-        _ = try control.result(.make(.connectPort) { $0.port = "headphones" })
-        _ = try control.result(.make(.disconnectPort) { $0.port = "headphones" })
+        _ = try control.result(Request(.connectPort(port: "headphones")))
+        _ = try control.result(Request(.disconnectPort(port: "headphones")))
         try await Self.waitFor("pausedByRouteChange: headphones went away", from: player, on: live)
         player.terminate()
         try await eventually("the player ends") { !player.isRunning }
@@ -197,9 +189,7 @@ import Testing
         }
         let before = try #require(try await live.current(stream.index)?.volume)
 
-        let navigation = try Self.client(live, app: "navigation") {
-            $0.category = .playback; $0.mode = .voicePrompt; $0.options = [.duckOthers]
-        }
+        let navigation = try Self.client(live, app: "navigation", .setCategory(.playback, mode: .voicePrompt, options: [.duckOthers]))
         let seen = Locked<String>("nothing")
         do {
             try await eventually("the daemon ducks the player's stream") {
@@ -216,7 +206,7 @@ import Testing
         }
         try await Self.waitFor("verdict ducked to 0.25", from: player, on: live)
         #expect(!live.server.output(of: player).contains("gain 0.25"), "the player leaves its samples alone")
-        _ = try navigation.result(.make(.deactivate) { $0.notifyOthers = true })
+        _ = try navigation.result(Request(.deactivate(notifyOthers: true)))
         try await eventually("the user's volume is back", within: 8) {
             try await live.current(stream.index)?.volume == before
         }

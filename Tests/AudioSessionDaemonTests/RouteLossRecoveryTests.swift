@@ -23,7 +23,7 @@ import Testing
 
     /// The daemon's status entry for the server stream with sink-input `index`.
     static func statusStream(_ live: LiveDaemon, sinkInput index: UInt32) throws -> StreamBody? {
-        try live.client().result(Request(op: .status)).status?.streams.first { $0.origin == "pulse sink-input \(index)" }
+        try live.client().result(Request(.status)).status?.streams.first { $0.origin == "pulse sink-input \(index)" }
     }
 
     @Test(arguments: PrivateSoundServer.Kind.allCases)
@@ -77,8 +77,7 @@ import Testing
         // Resuming a stream that nothing stopped is refused, saying why it sounds as it does.
         let control = try live.client()
         let audible = try #require(try Self.statusStream(live, sinkInput: music.index))
-        var early = Request(op: .resumeStream)
-        early.stream = audible.stream
+        let early = Request(.resumeStream(audible.stream))
         let refused = try control.call(early)
         #expect(refused.ok == false)
         #expect(refused.error?.code == "badParam", "\(refused)")
@@ -89,16 +88,14 @@ import Testing
             let stream = try await live.current(music.index)
             return stream?.sinkIndex == speaker && stream?.muted == true
         }
-        var resume = Request(op: .resumeStream)
-        resume.stream = audible.stream
+        let resume = Request(.resumeStream(audible.stream))
         let resumed = try control.call(resume)
         #expect(resumed.ok, "\(resumed)")
         try await eventually("the music is heard on the speaker") { try await live.current(music.index)?.muted == false }
         #expect(try await live.current(music.index)?.sinkIndex == speaker)
 
         // A number that names no stream is a clear error.
-        var missing = Request(op: .resumeStream)
-        missing.stream = 9999
+        let missing = Request(.resumeStream(9999))
         let unknown = try control.call(missing)
         #expect(unknown.error?.field == "stream")
         #expect(unknown.error?.message.contains("there is no stream 9999") == true, "\(unknown)")

@@ -230,17 +230,15 @@ struct SoakWorker {
         for client in clients {
             do {
                 let connection = try ControlConnection(path: socket, readTimeout: .seconds(30))
-                var hello = Request(op: .hello)
-                hello.app = "soak-\(client)"
                 // One client in 250 is a call (A6: it interrupts every other session while active; A2: while it
                 // is, the others cannot activate, so more would leave little else to soak).
-                hello.call = client % 250 == 7 ? true : nil
-                _ = try connection.result(hello)
+                let call = client % 250 == 7
+                _ = try connection.result(Request(.hello(app: "soak-\(client)", call: call ? true : nil)))
                 let subscribes = client % 4 == 0
-                if subscribes { _ = try connection.result(Request(op: .subscribe)) }
+                if subscribes { _ = try connection.result(Request(.subscribe)) }
                 connections.append(connection)
                 subscribed.append(subscribes)
-                isCall.append(hello.call == true)
+                isCall.append(call)
                 outcome.requests += subscribes ? 2 : 1
             } catch {
                 outcome.failures.append("client \(client) could not connect: \(error)")
@@ -256,15 +254,12 @@ struct SoakWorker {
             switch random.next() % 3 {
             case 0:
                 let (category, options) = Self.choices[Int(random.next() % UInt64(Self.choices.count))]
-                request = Request(op: .setCategory)
-                request.category = category
-                request.options = options
-            case 1: request = Request(op: .activate)
+                request = Request(.setCategory(category, options: options))
+            case 1: request = Request(.activate)
             default:
                 // With `notifyOthers`, so what it interrupted is resumed (D3, U3): by the policy, an unaware
                 // music interrupted by an app that ends without it stays silent until it is restarted.
-                request = Request(op: .deactivate)
-                request.notifyOthers = true
+                request = Request(.deactivate(notifyOthers: true))
             }
             do {
                 let reply = try connection.call(request)
@@ -273,10 +268,10 @@ struct SoakWorker {
                     outcome.refused["\(request.op.rawValue) \(error.code)", default: 0] += 1
                 } else {
                     outcome.taken[request.op.rawValue, default: 0] += 1
-                    switch request.op {
-                    case .setCategory:
-                        mixable[index] = request.options?.contains(.mixWithOthers) == true
-                            || request.options?.contains(.duckOthers) == true || request.category == .ambient
+                    switch request.command {
+                    case .setCategory(let category, _, let options):
+                        mixable[index] = options?.contains(.mixWithOthers) == true
+                            || options?.contains(.duckOthers) == true || category == .ambient
                         if active[index] && !mixable[index] { mayInterrupt[index] = true }
                     case .activate:
                         active[index] = true
@@ -296,8 +291,7 @@ struct SoakWorker {
         // `notifyOthers` first; one that only mixed or ducked just closes its connection, active or not.
         for (index, connection) in connections.enumerated() {
             guard let connection, mayInterrupt[index] else { continue }
-            var leave = Request(op: .deactivate)
-            leave.notifyOthers = true
+            let leave = Request(.deactivate(notifyOthers: true))
             if (try? connection.call(leave)) != nil { outcome.requests += 1 }
         }
         connections.removeAll()

@@ -23,7 +23,7 @@ import Testing
             return process
         }
         let answers: @Sendable () -> Bool = {
-            (try? ControlConnection(path: socket, readTimeout: .seconds(60)).result(Request(op: .status))) != nil
+            (try? ControlConnection(path: socket, readTimeout: .seconds(60)).result(Request(.status))) != nil
         }
 
         let first = try daemon("first")

@@ -50,8 +50,7 @@ import Testing
             (try? String(contentsOfFile: rig.stateDirectory + "/streams.json", encoding: .utf8))?.contains("radio")
                 == true
         }
-        var flip = Request(op: .setSilentSwitch)
-        flip.position = .silent
+        let flip = Request(.setSilentSwitch(.silent))
         _ = try rig.control().result(flip)
         try await eventually("the settings hold the switch") {
             (try? String(contentsOfFile: rig.stateDirectory + "/settings.json", encoding: .utf8))?.contains("silent")
@@ -177,7 +176,7 @@ import Testing
             try ChildProcess.launch(process)
             defer { process.stop() }
             try await eventually("the daemon serves from \(state)") {
-                (try? ControlConnection(path: socket, readTimeout: .seconds(60)).result(Request(op: .status))) != nil
+                (try? ControlConnection(path: socket, readTimeout: .seconds(60)).result(Request(.status))) != nil
             }
             #expect(FileManager.default.fileExists(atPath: state + "/lock"))
             process.stop()

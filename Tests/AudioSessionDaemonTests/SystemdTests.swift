@@ -147,7 +147,7 @@ import Testing
         #expect(ready.checkedAtReady == true, "READY=1 came before the control socket accepted connections")
         #expect(ready.status == "0 sessions, 0 streams, sound server connected")
         // READY=1 follows the inventory: the server's devices are already ports.
-        let status = try await onThread { try ControlConnection(path: control, readTimeout: .seconds(60)).result(Request(op: .status)).status }
+        let status = try await onThread { try ControlConnection(path: control, readTimeout: .seconds(60)).result(Request(.status)).status }
         #expect(status?.outputs.contains(.headphones) == true)
 
         let player = try server.spawn("paplay", [tone], environment: ["PULSE_PROP": "media.role=music"])
@@ -230,7 +230,7 @@ import Testing
             logPath: directory + "/daemon.log"
         )
         defer { daemon.stop() }
-        let status = try await onThread { try ControlConnection(path: control, readTimeout: .seconds(60)).result(Request(op: .status)).status }
+        let status = try await onThread { try ControlConnection(path: control, readTimeout: .seconds(60)).result(Request(.status)).status }
         #expect(status?.mediaServicesAvailable == true)
         #expect(daemon.log.contains("listening on \(control) (passed by systemd)"), "\(daemon.log)")
         #expect(!FileManager.default.fileExists(atPath: directory + "/own"), "the daemon bound a socket of its own")

@@ -24,8 +24,8 @@ extension DaemonCore {
     }
 
     /// `decisions`: the last `count` (default 20, at most what is kept), oldest first.
-    mutating func decisions(_ request: Request, _ client: ClientID) {
-        let count = request.count ?? 20
+    mutating func decisions(_ request: Request, _ client: ClientID, count: Int?) {
+        let count = count ?? 20
         guard count >= 1 else {
             return fail(
                 request, client,

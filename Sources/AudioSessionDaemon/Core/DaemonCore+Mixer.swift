@@ -48,8 +48,8 @@ extension DaemonCore {
     }
 
     /// `setVolume`: the system volume, on the mixer control.
-    mutating func setVolume(_ request: Request, _ client: ClientID) {
-        guard mixer != nil, let volume = request.volume else {
+    mutating func setVolume(_ request: Request, _ client: ClientID, _ volume: Double) {
+        guard mixer != nil else {
             return fail(
                 request,
                 client,

@@ -11,21 +11,20 @@ extension DaemonCore {
         if let problem = stateProblem, StateNeed(request) != nil {
             return fail(request, client, stateUnavailable(problem, request))
         }
-        switch request.op {
-        case .hello: hello(request, client)
-        case .setCategory:
-            guard let category = request.category else { return }
+        switch request.command {
+        case .hello(let app, let call): hello(request, client, app: app, isCall: call ?? false)
+        case .setCategory(let category, let mode, let options):
             let session = sessionFor(client)
-            sessionRequest(request, client, .setCategory(session, category, mode: request.mode ?? .default, options: request.options ?? []))
+            sessionRequest(request, client, .setCategory(session, category, mode: mode ?? .default, options: options ?? []))
         case .activate:
             let session = sessionFor(client)
             sessionRequest(request, client, .activate(session))
-        case .deactivate:
+        case .deactivate(let notifyOthers):
             let session = sessionFor(client)
-            sessionRequest(request, client, .deactivate(session, notifyOthers: request.notifyOthers ?? false))
-        case .overrideOutput:
-            guard let override = SpeakerOverride(rawValue: request.port ?? "") else {
-                return fail(request, client, badField("port", "'\(request.port ?? "")' is not one of: speaker, none"))
+            sessionRequest(request, client, .deactivate(session, notifyOthers: notifyOthers ?? false))
+        case .overrideOutput(let port):
+            guard let override = SpeakerOverride(rawValue: port) else {
+                return fail(request, client, badField("port", "'\(port)' is not one of: speaker, none"))
             }
             let session = sessionFor(client)
             sessionRequest(request, client, .outputOverridden(session, override))
@@ -37,26 +36,35 @@ extension DaemonCore {
             clients[client]?.isSubscribed = true
             let session = sessionFor(client)
             reply(request, client, state(of: session))
-        case .startStream, .pauseStream, .removeStream: clientStream(request, client)
-        case .setSilentSwitch:
-            guard let position = request.position else { return }
+        case .startStream(let number, let direction):
+            let stream = streamID(for: .client(client, number))
+            sessionRequest(request, client, .streamStarted(stream, session: sessionFor(client), direction: direction))
+        case .pauseStream(let number):
+            guard let stream = streamIDs[.client(client, number)] else { return fail(request, client, neverStarted(number)) }
+            sessionRequest(request, client, .streamPaused(stream))
+        case .removeStream(let number):
+            guard let stream = streamIDs[.client(client, number)] else { return fail(request, client, neverStarted(number)) }
+            forget(.client(client, number))
+            sessionRequest(request, client, .streamRemoved(stream))
+        case .setSilentSwitch(let position):
             controlRequest(request, client, .silentSwitch(position))
             tellFeedbackd()
-        case .setScreenLock: controlRequest(request, client, .screenLocked(request.locked ?? false))
-        case .setVolume: setVolume(request, client)
-        case .setAppState:
-            guard let session = resolve(request.session) else { return fail(request, client, unknownSession(request.session)) }
-            controlRequest(request, client, .appState(session, request.state ?? .foreground))
-        case .selectOutput, .connectPort, .disconnectPort: portRequest(request, client)
-        case .resumeStream: resumeStream(request, client)
+        case .setScreenLock(let locked): controlRequest(request, client, .screenLocked(locked))
+        case .setVolume(let volume): setVolume(request, client, volume)
+        case .setAppState(let reference, let appState):
+            guard let session = resolve(reference) else { return fail(request, client, unknownSession(reference)) }
+            controlRequest(request, client, .appState(session, appState))
+        case .selectOutput(let name), .connectPort(let name), .disconnectPort(let name):
+            portRequest(request, client, name)
+        case .resumeStream(let number): resumeStream(request, client, number)
         case .status: send(client, .reply(.success(request.id, ReplyResult(status: status()))))
-        case .explain:
-            guard let session = resolve(request.session), let snapshot = engine.snapshot(of: session) else {
-                return fail(request, client, unknownSession(request.session))
+        case .explain(let reference):
+            guard let session = resolve(reference), let snapshot = engine.snapshot(of: session) else {
+                return fail(request, client, unknownSession(reference))
             }
             let exemption = sessionOwners[session].flatMap { clients[$0]?.callExemption?.because }.map { [$0] } ?? []
             send(client, .reply(.success(request.id, ReplyResult(explanation: explainer.explain(snapshot) + exemption + streamExplanations(of: session)))))
-        case .decisions: decisions(request, client)
+        case .decisions(let count): decisions(request, client, count: count)
         case .watch:
             clients[client]?.isWatching = true
             let current = status()
@@ -69,12 +77,12 @@ extension DaemonCore {
 
     /// `hello`: creates the caller's session with its app name; `call: true` (a telephony or VoIP app) needs
     /// the daemon's own user.
-    private mutating func hello(_ request: Request, _ client: ClientID) {
+    private mutating func hello(_ request: Request, _ client: ClientID, app: String?, isCall: Bool) {
         guard let record = clients[client] else { return }
-        if request.call == true && !isPrivileged(record.peer) {
+        if isCall && !isPrivileged(record.peer) {
             return fail(request, client, ErrorBody(code: ProtocolError.Code.notPermitted.rawValue, message: "only user \(controlUserID) may declare a call", field: "call"))
         }
-        let session = record.session ?? createSession(for: client, app: request.app, isCall: request.call ?? false)
+        let session = record.session ?? createSession(for: client, app: app, isCall: isCall)
         let result = ReplyResult(session: session.rawValue, state: state(of: session), soundServer: soundServer)
         send(client, .reply(.success(request.id, result)))
     }
@@ -126,8 +134,7 @@ extension DaemonCore {
     /// `selectOutput`, `connectPort`, `disconnectPort`: a name that is not a port (POLICY section 4) is `badField`
     /// listing the names the request takes (outputs for `selectOutput`); an input port given to `selectOutput`
     /// is the engine's `badParam` (R3), which says so.
-    private mutating func portRequest(_ request: Request, _ client: ClientID) {
-        let name = request.port ?? ""
+    private mutating func portRequest(_ request: Request, _ client: ClientID, _ name: String) {
         guard let port = Port(rawValue: name) else {
             let outputs = Port.allCases.filter(\.isOutput).map(\.rawValue).joined(separator: ", ")
             let inputs = Port.allCases.filter(\.isInput).map(\.rawValue).joined(separator: ", ")
@@ -137,18 +144,19 @@ extension DaemonCore {
                 : "is not a port; expected an output (\(outputs)) or an input (\(inputs))"
             return fail(request, client, badField("port", "'\(name)' \(expected)"))
         }
-        switch request.op {
-        case .selectOutput: controlRequest(request, client, .outputSelected(port), field: "port")
-        case .connectPort: controlRequest(request, client, .portConnected(port), field: "port")
-        default: controlRequest(request, client, .portDisconnected(port), field: "port")
-        }
+        let event: PolicyEvent =
+            switch request.command {
+            case .selectOutput: .outputSelected(port)
+            case .connectPort: .portConnected(port)
+            default: .portDisconnected(port)
+            }
+        controlRequest(request, client, event, field: "port")
     }
 
     /// `resumeStream`: a stream a port going away stopped (R4) plays again where it is now, as a restart by
     /// its app would have it (O3 ends with a restart). The way back for an app that cannot pause; any other
     /// stream is refused, saying what holds it.
-    private mutating func resumeStream(_ request: Request, _ client: ClientID) {
-        guard let number = request.stream else { return }
+    private mutating func resumeStream(_ request: Request, _ client: ClientID, _ number: Int) {
         let stream = StreamID(number)
         guard let session = engine.session(of: stream), let verdict = engine.verdict(of: stream) else {
             return fail(request, client, badField("stream", "there is no stream \(number); `audiosessionctl status` lists them"))
@@ -159,31 +167,6 @@ extension DaemonCore {
         }
         effects.append(.log("stream \(number) resumed by the user after \(explainer.describe(verdict.reason))"))
         controlRequest(request, client, .streamStarted(stream, session: session, direction: .output))
-    }
-
-    /// Streams a client plays or records itself (ALSA through the client library): it reports them, the daemon
-    /// sends their verdicts back as `streamVerdict` events.
-    private mutating func clientStream(_ request: Request, _ client: ClientID) {
-        guard let number = request.stream else { return }
-        let origin = StreamOrigin.client(client, number)
-        if request.op != .startStream && streamIDs[origin] == nil {
-            return fail(request, client, badField("stream", "stream \(number) was never started"))
-        }
-        let session = sessionFor(client)
-        let event: PolicyEvent
-        switch request.op {
-        case .startStream:
-            event = .streamStarted(streamID(for: origin), session: session, direction: request.direction ?? .output)
-        case .pauseStream, .removeStream:
-            guard let stream = streamIDs[origin] else {
-                return fail(request, client, badField("stream", "stream \(number) was never started"))
-            }
-            if request.op == .removeStream { forget(origin) }
-            event = request.op == .pauseStream ? .streamPaused(stream) : .streamRemoved(stream)
-        default:
-            return
-        }
-        sessionRequest(request, client, event)
     }
 
     /// A session by number or app name.
@@ -215,6 +198,12 @@ extension DaemonCore {
 
     private func badField(_ field: String, _ message: String) -> ErrorBody {
         ErrorBody(code: ProtocolError.Code.badField.rawValue, message: "\(field): \(message)", field: field)
+    }
+
+    /// A `pauseStream` or `removeStream` of a stream the client never started (streams a client plays or records
+    /// itself are reported by it; the daemon sends their verdicts back as `streamVerdict` events).
+    private func neverStarted(_ number: Int) -> ErrorBody {
+        badField("stream", "stream \(number) was never started")
     }
 
     private func unknownSession(_ reference: String?) -> ErrorBody {

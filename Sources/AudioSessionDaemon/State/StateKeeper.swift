@@ -104,10 +104,11 @@ struct StateKeeper: Sendable {
         case .setting:
             var new = settings
             new.bootID = bootID
-            switch request.op {
-            case .setSilentSwitch: new.silentSwitch = request.position ?? new.silentSwitch
-            case .setScreenLock: new.screenLocked = request.locked ?? false
-            default: new.selectedOutput = request.port.flatMap(AudioSessionPolicy.Port.init(rawValue:))
+            switch request.command {
+            case .setSilentSwitch(let position): new.silentSwitch = position
+            case .setScreenLock(let locked): new.screenLocked = locked
+            case .selectOutput(let port): new.selectedOutput = AudioSessionPolicy.Port(rawValue: port)
+            default: return nil
             }
             guard new != settings else { return nil }
             return write(new)
@@ -133,13 +134,11 @@ enum StateNeed {
     case streamJournal
 
     init?(_ request: Request) {
-        switch request.op {
+        switch request.command {
         case .setSilentSwitch, .setScreenLock: self = .setting
-        case .selectOutput:
+        case .selectOutput(let name):
             // A name that is no output port is refused for what it is, not for the disk.
-            guard let port = request.port.flatMap(AudioSessionPolicy.Port.init(rawValue:)), port.isOutput else {
-                return nil
-            }
+            guard let port = AudioSessionPolicy.Port(rawValue: name), port.isOutput else { return nil }
             self = .setting
         case .activate, .setCategory, .overrideOutput: self = .streamJournal
         default: return nil

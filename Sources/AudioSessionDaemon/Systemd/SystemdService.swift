@@ -147,7 +147,7 @@ final class SystemdService: Service {
                     return state
                 }
                 number += 1
-                inputs.yield(.request(Self.probeClient, Request(id: .number(number), op: .status)))
+                inputs.yield(.request(Self.probeClient, Request(id: .number(number), .status)))
                 var answer: StatusBody?
                 while let message = await replies.next() {
                     guard case .reply(let reply) = message, reply.id == .number(number) else { continue }

@@ -130,7 +130,7 @@ struct FaceCalls: Sendable {
 
     /// The properties now, from a `status` request: a read after a write sees the write.
     private func status() async -> PropertiesRead {
-        let reply = await client.send(Request(op: .status))
+        let reply = await client.send(Request(.status))
         guard reply.ok, let status = reply.result?.status else { return .failed(Self.error(for: reply)) }
         return .properties(FaceInterface.properties(of: status))
     }

@@ -123,7 +123,7 @@ final class FaceService: Service {
             _ = try await connection.serve(path: FaceInterface.path) { await calls.answer($0) }
             // Before the name is taken: once the name is seen on the bus, the end of the bus is seen too.
             let owners = try await connection.nameOwnerChanges(for: FaceInterface.busName)
-            let watched = await client.send(Request(op: .watch))
+            let watched = await client.send(Request(.watch))
             guard let status = watched.result?.status else { return nil }
             let result = try await connection.requestName(FaceInterface.busName)
             guard result == .primaryOwner || result == .alreadyOwner else {
