@@ -6,59 +6,27 @@ import Glibc
 #endif
 
 /// A blocking connection to the daemon's control socket, for the command-line tool: send a request, read
-/// lines until its reply, keep events that arrive meanwhile.
+/// lines until its reply, keep events that arrive meanwhile. The socket is the protocol's `LineSocket`.
 final class ControlConnection {
-    private let descriptor: Int32
-    private var buffer: [UInt8] = []
+    private let socket: LineSocket
     private var nextID = 1
     /// Events read while waiting for a reply, oldest first.
     private(set) var pendingEvents: [Event] = []
 
     /// Connects to `path`; the error says what to do when no daemon listens there.
     ///
-    /// The socket is closed here on failure and stored only once connected: a class initializer that throws
-    /// after every stored property is set runs `deinit`, which would close the same number a second time, by
-    /// then perhaps another thread's new descriptor (libpulse's, in the tests).
-    ///
     /// With `readTimeout`, a read that waits longer for the daemon throws instead of waiting on (tests, live
     /// replays); without, the tool waits as long as the daemon takes (`watch`, `run`).
     init(path: String, readTimeout: Duration? = nil) throws {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw CLIError("cannot create a socket: errno \(errno)") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(descriptor)
-            throw CLIError("socket path too long: \(path)")
+        do {
+            socket = try LineSocket(path: path, readTimeout: readTimeout)
+        } catch {
+            throw CLIError("cannot reach audiosessiond at \(path) (\(error.reason)); is it running? (`make run` starts it)")
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(descriptor)
-            throw CLIError("cannot reach audiosessiond at \(path) (\(reason)); is it running? (`make run` starts it)")
-        }
-        if let readTimeout {
-            let (seconds, attoseconds) = readTimeout.components
-            var limit = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
-            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        }
-        self.descriptor = descriptor
-        self.readTimeout = readTimeout
     }
 
     /// How long a read waits for the daemon; nil: as long as it takes.
-    let readTimeout: Duration?
-
-    deinit { close(descriptor) }
+    var readTimeout: Duration? { socket.readTimeout }
 
     /// Sends a request and returns its reply.
     func call(_ request: Request) throws -> Reply {
@@ -96,8 +64,8 @@ final class ControlConnection {
     func nextEvent(timeout: Duration) throws -> Event? {
         if !pendingEvents.isEmpty { return pendingEvents.removeFirst() }
         while true {
-            if !buffer.contains(UInt8(ascii: "\n")) {
-                var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            if !socket.hasBufferedLine {
+                var poller = pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)
                 let milliseconds = Int32(min(max(timeout / .milliseconds(1), 0), 3_600_000))
                 guard poll(&poller, 1, milliseconds) > 0 else { return nil }
             }
@@ -106,13 +74,7 @@ final class ControlConnection {
     }
 
     func send(line: String) throws {
-        let bytes = Array((line + "\n").utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            guard count > 0 else { throw CLIError("the daemon closed the connection") }
-            sent += count
-        }
+        do { try socket.send(line: line) } catch { throw CLIError.connectionClosed }
     }
 
     private func readMessage() throws -> ServerMessage {
@@ -125,20 +87,12 @@ final class ControlConnection {
     }
 
     func readLine() throws -> [UInt8] {
-        while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Array(buffer[..<newline])
-                buffer.removeSubrange(...newline)
-                return line
-            }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK), let readTimeout {
-                throw CLIError("audiosessiond sent nothing within \(readTimeout) (it may be stuck)")
-            }
-            guard count > 0 else { throw CLIError.connectionClosed }
-            buffer += chunk[..<count]
+        do {
+            return try socket.readLine()
+        } catch where error.kind == .closed {
+            throw CLIError.connectionClosed
+        } catch {
+            throw CLIError(error.reason)
         }
     }
 }

@@ -71,9 +71,10 @@ final class ConnectionWorker {
         guard poll(&descriptors, nfds_t(descriptors.count), timeout) > 0 else { return }
         if descriptors[0].revents != 0 { session.wake.drain() }
         if let socket, descriptors.count > 1, descriptors[1].revents != 0 {
-            if socket.fill() {
+            do {
+                try socket.fill()
                 handleBufferedLines()
-            } else {
+            } catch {
                 dropped("audiosessiond at \(session.socketPath) closed the connection")
             }
         }
@@ -107,7 +108,11 @@ final class ConnectionWorker {
     private func connect() {
         guard refusal == nil else { return }
         do throws(AudioSessionError) {
-            socket = try LineSocket(path: session.socketPath)
+            do {
+                socket = try LineSocket(path: session.socketPath)
+            } catch {
+                throw .daemonUnavailable(session.socketPath, error.reason)
+            }
             try handshake()
         } catch {
             socket?.close()
@@ -197,7 +202,9 @@ final class ConnectionWorker {
         nextID += 1
         var request = request
         request.id = .number(id)
-        guard socket.send(line: LineCoding.encode(request)) else {
+        do {
+            try socket.send(line: LineCoding.encode(request))
+        } catch {
             dropped("audiosessiond at \(session.socketPath) closed the connection")
             throw .daemonUnavailable(session.socketPath, "the connection closed")
         }
@@ -235,9 +242,13 @@ final class ConnectionWorker {
                     throw .daemonUnavailable(session.socketPath, "the session was closed before the reply")
                 }
             }
-            if descriptors[0].revents != 0 && !socket.fill() {
-                dropped("audiosessiond at \(session.socketPath) closed the connection")
-                throw .daemonUnavailable(session.socketPath, "the connection closed before the reply")
+            if descriptors[0].revents != 0 {
+                do {
+                    try socket.fill()
+                } catch {
+                    dropped("audiosessiond at \(session.socketPath) closed the connection")
+                    throw .daemonUnavailable(session.socketPath, "the connection closed before the reply")
+                }
             }
         }
     }

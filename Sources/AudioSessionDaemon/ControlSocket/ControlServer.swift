@@ -101,23 +101,8 @@ final class ControlServer: Service {
         guard (status.st_mode & S_IFMT) == S_IFSOCK else {
             throw DaemonError("\(path) exists and is not a socket; remove it or choose another --socket")
         }
-        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard probe >= 0 else { return }
-        defer { close(probe) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        if connected == 0 {
+        if let probe = try? LineSocket(path: path) {
+            probe.close()
             throw DaemonError(
                 "another audiosessiond is already listening on \(path); stop it first, or start this one with another --socket"
             )
