@@ -21,18 +21,66 @@ public enum ServerMessage: Sendable, Equatable, Codable {
 }
 
 /// The answer to one request: `{"id": 1, "ok": true, "result": {...}}` or `{"id": 1, "ok": false, "error": {...}}`.
+/// Its outcome is one of the two, so a reply that succeeds with an error, or fails without one, cannot be made.
 public struct Reply: Sendable, Equatable, Codable {
     public var id: RequestID?
-    public var ok: Bool
-    public var error: ErrorBody?
-    public var result: ReplyResult?
+    public var outcome: Outcome
+
+    public enum Outcome: Sendable, Equatable {
+        case success(ReplyResult?)
+        /// A failed request may still report the caller's session as it is afterwards (`state`).
+        case failure(ErrorBody, ReplyResult?)
+    }
 
     public static func success(_ id: RequestID?, _ result: ReplyResult? = nil) -> Reply {
-        Reply(id: id, ok: true, error: nil, result: result)
+        Reply(id: id, outcome: .success(result))
     }
 
     public static func failure(_ id: RequestID?, _ error: ErrorBody, _ result: ReplyResult? = nil) -> Reply {
-        Reply(id: id, ok: false, error: error, result: result)
+        Reply(id: id, outcome: .failure(error, result))
+    }
+
+    /// The wire's `ok`.
+    public var ok: Bool {
+        if case .success = outcome { return true }
+        return false
+    }
+
+    public var error: ErrorBody? {
+        if case .failure(let error, _) = outcome { return error }
+        return nil
+    }
+
+    public var result: ReplyResult? {
+        switch outcome {
+        case .success(let result), .failure(_, let result): result
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, ok, error, result }
+
+    public init(id: RequestID?, outcome: Outcome) {
+        self.id = id
+        self.outcome = outcome
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let fields = try decoder.container(keyedBy: CodingKeys.self)
+        id = try fields.decodeIfPresent(RequestID.self, forKey: .id)
+        let result = try fields.decodeIfPresent(ReplyResult.self, forKey: .result)
+        if try fields.decode(Bool.self, forKey: .ok) {
+            outcome = .success(result)
+        } else {
+            outcome = .failure(try fields.decode(ErrorBody.self, forKey: .error), result)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var fields = encoder.container(keyedBy: CodingKeys.self)
+        try fields.encodeIfPresent(id, forKey: .id)
+        try fields.encode(ok, forKey: .ok)
+        try fields.encodeIfPresent(error, forKey: .error)
+        try fields.encodeIfPresent(result, forKey: .result)
     }
 }
 
