@@ -60,6 +60,12 @@ import Testing
         throw LiveTestError("the player's ALSA stream did not appear on the server within 15 s")
     }
 
+    /// The player's stream as the server has it now, running or not. Not one index for the whole test: after
+    /// an underrun (a loaded machine starves the player) ALSA's pulse plugin replaces its stream with a new one.
+    static func playerStreamNow(_ live: LiveDaemon) async throws -> PulseSinkInput? {
+        try await live.observer.sinkInputs().first { $0.properties["application.process.binary"] == "audiosessionctl" }
+    }
+
     /// The loudness of what the speaker plays, from its monitor: root mean square of 0.4 s of 16-bit samples.
     /// The speaker's loudness, measured again until `condition` holds for it or 10 s have passed; the last one.
     static func speakerLoudness(_ live: LiveDaemon, until condition: (Double) -> Bool) async throws -> Double {
@@ -148,11 +154,11 @@ import Testing
             "player ducking measured at the speaker: ducked/full \(String(format: "%.3f", ducked / full)), restored/full \(String(format: "%.3f", restored / full))"
         )
 
-        let stream = try await Self.playerStream(live)
+        _ = try await Self.playerStream(live)
         let callStarted = ContinuousClock.now
         let call = try Self.client(live, app: "phone", call: true, .setCategory(.playAndRecord, mode: .voiceChat))
         try await eventually("the ALSA stream is paused on the server") {
-            try await live.current(stream.index)?.corked == true
+            try await Self.playerStreamNow(live)?.corked == true
         }
         // A figure, not a bound: from the call's activation to the server seeing the player's stream paused
         // (polled every 20 ms), through daemon, client library, player and ALSA plug-in.
@@ -160,7 +166,7 @@ import Testing
         try await Self.waitFor("interrupted: interrupted by phone (A6)", from: player, on: live)
         _ = try call.result(Request(.deactivate(notifyOthers: true)))
         try await Self.waitFor("playing: the interruption ended and it may resume", from: player, on: live)
-        try await eventually("the ALSA stream runs again") { try await live.current(stream.index)?.corked == false }
+        try await eventually("the ALSA stream runs again") { try await Self.playerStreamNow(live)?.corked == false }
 
         let control = try live.client()
         _ = try control.result(Request(.connectPort(port: "headphones")))
@@ -182,34 +188,19 @@ import Testing
         defer { live.stop() }
         let player = try Self.play(live)
         defer { player.terminate() }
-        let stream = try await Self.playerStream(live)
+        _ = try await Self.playerStream(live)
         let headphones = try #require(try await live.sinkIndex(named: "headphones"))
         try await eventually("the player plays on the headphones (R1)") {
-            try await live.current(stream.index)?.sinkIndex == headphones
+            try await Self.playerStreamNow(live)?.sinkIndex == headphones
         }
-        let before = try #require(try await live.current(stream.index)?.volume)
+        let before = try #require(try await Self.playerStreamNow(live)?.volume)
 
         let navigation = try Self.client(live, app: "navigation", .setCategory(.playback, mode: .voicePrompt, options: [.duckOthers]))
-        let seen = Locked<String>("nothing")
-        do {
-            try await eventually("the daemon ducks the player's stream") {
-                let volume = try await live.current(stream.index)?.volume
-                seen.withLock { $0 = "\(volume.map { "\($0)" } ?? "no stream")" }
-                return volume == before.scaled(by: 0.25)
-            }
-        } catch {
-            // What the stream had instead, and what the daemon said, so a failure on a loaded machine has a cause.
-            Issue.record(
-                "user volume \(before), expected \(before.scaled(by: 0.25)), last seen \(seen.withLock { $0 }); daemon log:\n\(live.daemonLog().split(separator: "\n").suffix(20).joined(separator: "\n"))"
-            )
-            throw error
-        }
+        try await Self.playerVolume(on: live, becomes: before.scaled(by: 0.25), "the daemon ducks the player's stream")
         try await Self.waitFor("verdict ducked to 0.25", from: player, on: live)
         #expect(!live.server.output(of: player).contains("gain 0.25"), "the player leaves its samples alone")
         _ = try navigation.result(Request(.deactivate(notifyOthers: true)))
-        try await eventually("the user's volume is back", within: 8) {
-            try await live.current(stream.index)?.volume == before
-        }
+        try await Self.playerVolume(on: live, becomes: before, "the user's volume is back")
 
         let module = try #require(
             try live.server.pactl(["list", "short", "modules"]).split(separator: "\n")
@@ -217,6 +208,24 @@ import Testing
         )
         try live.server.unloadModule(module)
         try await Self.waitFor("pausedByRouteChange: headphones went away", from: player, on: live)
+    }
+
+    /// Waits for the player's stream to have `volume`; on a timeout the issue says what it had instead and what the daemon
+    /// logged last, so a failure on a loaded machine has a cause.
+    static func playerVolume(on live: LiveDaemon, becomes volume: PulseVolume, _ what: String) async throws {
+        let seen = Locked<String>("nothing")
+        do {
+            try await eventually(what) {
+                let current = try await playerStreamNow(live)?.volume
+                seen.withLock { $0 = current.map { "\($0)" } ?? "no stream" }
+                return current == volume
+            }
+        } catch {
+            Issue.record(
+                "expected \(volume), last seen \(seen.withLock { $0 }); daemon log:\n\(live.daemonLog().split(separator: "\n").suffix(30).joined(separator: "\n"))"
+            )
+            throw error
+        }
     }
 
     @Test func theRecorderCapturesFromTheNullSourceForAsLongAsAsked() async throws {
