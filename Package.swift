@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "AudioSessionPolicy", targets: ["AudioSessionPolicy"]),
+        .library(name: "AudioSessionConfiguration", targets: ["AudioSessionConfiguration"]),
         .library(name: "AudioSessionScenario", targets: ["AudioSessionScenario"]),
         .library(name: "AudioSessionProtocol", targets: ["AudioSessionProtocol"]),
         .library(name: "AudioSessionClient", targets: ["AudioSessionClient"]),
@@ -26,10 +27,16 @@ let package = Package(
         .target(name: "AudioSessionPolicy"),
         // The project's one lock (a pthread mutex ThreadSanitizer understands; Sources/Locking/Locked.swift says why).
         .target(name: "Locking"),
-        // Policy configuration and scenario files (YAML), and the scenario replayer.
+        // The policy and daemon configuration (YAML), read strictly with every issue at its line and column; the
+        // strict YAML reading the scenario files share.
+        .target(
+            name: "AudioSessionConfiguration",
+            dependencies: ["AudioSessionPolicy", .product(name: "Yams", package: "Yams")]
+        ),
+        // Scenario files (YAML), their replayer against the engine, and the timeline of a replay.
         .target(
             name: "AudioSessionScenario",
-            dependencies: ["AudioSessionPolicy", .product(name: "Yams", package: "Yams")]
+            dependencies: ["AudioSessionPolicy", "AudioSessionConfiguration", .product(name: "Yams", package: "Yams")]
         ),
         // The messages of the control socket (newline-delimited JSON), shared by the daemon and its clients.
         .target(name: "AudioSessionProtocol", dependencies: ["AudioSessionPolicy"]),
@@ -67,8 +74,8 @@ let package = Package(
         .target(
             name: "AudioSessionDaemon",
             dependencies: [
-                "Locking", "AudioSessionPolicy", "AudioSessionScenario", "AudioSessionProtocol", "PulseBackend", "AlsaBackend",
-                "DBusBackend",
+                "Locking", "AudioSessionPolicy", "AudioSessionConfiguration", "AudioSessionProtocol", "PulseBackend",
+                "AlsaBackend", "DBusBackend",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -79,7 +86,7 @@ let package = Package(
         .executableTarget(
             name: "audiosessiond",
             dependencies: [
-                "AudioSessionDaemon", "AudioSessionScenario",
+                "AudioSessionDaemon", "AudioSessionConfiguration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -88,7 +95,8 @@ let package = Package(
         .target(
             name: "AudioSessionCLI",
             dependencies: [
-                "Locking", "AudioSessionPolicy", "AudioSessionScenario", "AudioSessionProtocol", "PulseBackend",
+                "Locking", "AudioSessionPolicy", "AudioSessionConfiguration", "AudioSessionScenario", "AudioSessionProtocol",
+                "PulseBackend",
                 // `play` and `record`: the client library's ALSA player and recorder.
                 "AudioSessionClient", "AudioSessionPlayback", "AlsaBackend",
                 // `journal export` reads the daemon's event log.
@@ -126,13 +134,16 @@ let package = Package(
         ),
         // The libFuzzer entry for the request decoder, the configuration loader and the scenario loader; `make fuzz`
         // builds it with -sanitize=fuzzer,address -DFUZZING into .build-fuzz (docs/TESTING.md).
-        .executableTarget(name: "AudioSessionFuzz", dependencies: ["AudioSessionProtocol", "AudioSessionScenario"]),
+        .executableTarget(
+            name: "AudioSessionFuzz",
+            dependencies: ["AudioSessionProtocol", "AudioSessionConfiguration", "AudioSessionScenario"]
+        ),
         // Prints engine throughput and state size; run with `make bench` (release mode).
         .executableTarget(name: "PolicyBenchmark", dependencies: ["AudioSessionPolicy", "AudioSessionTestSupport"]),
         .testTarget(name: "AudioSessionPolicyTests", dependencies: ["Locking", "AudioSessionPolicy", "AudioSessionTestSupport"]),
         .testTarget(
             name: "AudioSessionScenarioTests",
-            dependencies: ["AudioSessionScenario", "AudioSessionCLI", "AudioSessionPolicy"],
+            dependencies: ["AudioSessionConfiguration", "AudioSessionScenario", "AudioSessionCLI", "AudioSessionPolicy"],
             exclude: ["../Scenarios"]
         ),
         .testTarget(
@@ -154,8 +165,8 @@ let package = Package(
         .testTarget(
             name: "AudioSessionDaemonTests",
             dependencies: [
-                "Locking", "AudioSessionDaemon", "AudioSessionProtocol", "AudioSessionCLI", "PulseBackend",
-                "AudioSessionTestSupport", "DBusBackend",
+                "Locking", "AudioSessionDaemon", "AudioSessionConfiguration", "AudioSessionScenario", "AudioSessionProtocol",
+                "AudioSessionCLI", "PulseBackend", "AudioSessionTestSupport", "DBusBackend",
             ]
         ),
     ]
