@@ -70,12 +70,15 @@ let package = Package(
         .target(name: "CAlsaShim", dependencies: ["CAlsa"]),
         // One thin Swift layer over libasound: PCM playback and capture, mixer, jack controls, WAV files, gain.
         .target(name: "AlsaBackend", dependencies: ["Locking", "CAlsa", "CAlsaShim"]),
+        // The event log's format: the records the daemon appends to `events.jsonl`, their reading, and their export
+        // to a scenario (`audiosessionctl journal export`).
+        .target(name: "AudioSessionEventLog", dependencies: ["AudioSessionPolicy"]),
         // The daemon: owns the engine, serves the control socket, enforces verdicts on PulseAudio streams.
         .target(
             name: "AudioSessionDaemon",
             dependencies: [
-                "Locking", "AudioSessionPolicy", "AudioSessionConfiguration", "AudioSessionProtocol", "PulseBackend",
-                "AlsaBackend", "DBusBackend",
+                "Locking", "AudioSessionPolicy", "AudioSessionConfiguration", "AudioSessionEventLog", "AudioSessionProtocol",
+                "PulseBackend", "AlsaBackend", "DBusBackend",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -100,7 +103,7 @@ let package = Package(
                 // `play` and `record`: the client library's ALSA player and recorder.
                 "AudioSessionClient", "AudioSessionPlayback", "AlsaBackend",
                 // `journal export` reads the daemon's event log.
-                "AudioSessionDaemon",
+                "AudioSessionEventLog",
                 // `replay --live`: a scenario's players are pressed Play and Pause over MPRIS.
                 "DBusBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -165,8 +168,8 @@ let package = Package(
         .testTarget(
             name: "AudioSessionDaemonTests",
             dependencies: [
-                "Locking", "AudioSessionDaemon", "AudioSessionConfiguration", "AudioSessionScenario", "AudioSessionProtocol",
-                "AudioSessionCLI", "PulseBackend", "AudioSessionTestSupport", "DBusBackend",
+                "Locking", "AudioSessionDaemon", "AudioSessionConfiguration", "AudioSessionEventLog", "AudioSessionScenario",
+                "AudioSessionProtocol", "AudioSessionCLI", "PulseBackend", "AudioSessionTestSupport", "DBusBackend",
             ]
         ),
     ]
