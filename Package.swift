@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "AudioSessionPolicy", targets: ["AudioSessionPolicy"]),
+        .library(name: "AudioSessionConfiguration", targets: ["AudioSessionConfiguration"]),
         .library(name: "AudioSessionScenario", targets: ["AudioSessionScenario"]),
         .library(name: "AudioSessionProtocol", targets: ["AudioSessionProtocol"]),
         .library(name: "AudioSessionClient", targets: ["AudioSessionClient"]),
@@ -26,10 +27,16 @@ let package = Package(
         .target(name: "AudioSessionPolicy"),
         // The project's one lock (a pthread mutex ThreadSanitizer understands; Sources/Locking/Locked.swift says why).
         .target(name: "Locking"),
-        // Policy configuration and scenario files (YAML), and the scenario replayer.
+        // The policy and daemon configuration (YAML), read strictly with every issue at its line and column; the
+        // strict YAML reading the scenario files share.
+        .target(
+            name: "AudioSessionConfiguration",
+            dependencies: ["AudioSessionPolicy", .product(name: "Yams", package: "Yams")]
+        ),
+        // Scenario files (YAML), their replayer against the engine, and the timeline of a replay.
         .target(
             name: "AudioSessionScenario",
-            dependencies: ["AudioSessionPolicy", .product(name: "Yams", package: "Yams")]
+            dependencies: ["AudioSessionPolicy", "AudioSessionConfiguration", .product(name: "Yams", package: "Yams")]
         ),
         // The messages of the control socket (newline-delimited JSON), shared by the daemon and its clients.
         .target(name: "AudioSessionProtocol", dependencies: ["AudioSessionPolicy"]),
@@ -63,12 +70,15 @@ let package = Package(
         .target(name: "CAlsaShim", dependencies: ["CAlsa"]),
         // One thin Swift layer over libasound: PCM playback and capture, mixer, jack controls, WAV files, gain.
         .target(name: "AlsaBackend", dependencies: ["Locking", "CAlsa", "CAlsaShim"]),
+        // The event log's format: the records the daemon appends to `events.jsonl`, their reading, and their export
+        // to a scenario (`audiosessionctl journal export`).
+        .target(name: "AudioSessionEventLog", dependencies: ["AudioSessionPolicy"]),
         // The daemon: owns the engine, serves the control socket, enforces verdicts on PulseAudio streams.
         .target(
             name: "AudioSessionDaemon",
             dependencies: [
-                "Locking", "AudioSessionPolicy", "AudioSessionScenario", "AudioSessionProtocol", "PulseBackend", "AlsaBackend",
-                "DBusBackend",
+                "Locking", "AudioSessionPolicy", "AudioSessionConfiguration", "AudioSessionEventLog", "AudioSessionProtocol",
+                "PulseBackend", "AlsaBackend", "DBusBackend",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -79,7 +89,7 @@ let package = Package(
         .executableTarget(
             name: "audiosessiond",
             dependencies: [
-                "AudioSessionDaemon", "AudioSessionScenario",
+                "AudioSessionDaemon", "AudioSessionConfiguration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -88,11 +98,12 @@ let package = Package(
         .target(
             name: "AudioSessionCLI",
             dependencies: [
-                "Locking", "AudioSessionPolicy", "AudioSessionScenario", "AudioSessionProtocol", "PulseBackend",
+                "Locking", "AudioSessionPolicy", "AudioSessionConfiguration", "AudioSessionScenario", "AudioSessionProtocol",
+                "PulseBackend",
                 // `play` and `record`: the client library's ALSA player and recorder.
                 "AudioSessionClient", "AudioSessionPlayback", "AlsaBackend",
                 // `journal export` reads the daemon's event log.
-                "AudioSessionDaemon",
+                "AudioSessionEventLog",
                 // `replay --live`: a scenario's players are pressed Play and Pause over MPRIS.
                 "DBusBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -126,13 +137,16 @@ let package = Package(
         ),
         // The libFuzzer entry for the request decoder, the configuration loader and the scenario loader; `make fuzz`
         // builds it with -sanitize=fuzzer,address -DFUZZING into .build-fuzz (docs/TESTING.md).
-        .executableTarget(name: "AudioSessionFuzz", dependencies: ["AudioSessionProtocol", "AudioSessionScenario"]),
+        .executableTarget(
+            name: "AudioSessionFuzz",
+            dependencies: ["AudioSessionProtocol", "AudioSessionConfiguration", "AudioSessionScenario"]
+        ),
         // Prints engine throughput and state size; run with `make bench` (release mode).
         .executableTarget(name: "PolicyBenchmark", dependencies: ["AudioSessionPolicy", "AudioSessionTestSupport"]),
         .testTarget(name: "AudioSessionPolicyTests", dependencies: ["Locking", "AudioSessionPolicy", "AudioSessionTestSupport"]),
         .testTarget(
             name: "AudioSessionScenarioTests",
-            dependencies: ["AudioSessionScenario", "AudioSessionCLI", "AudioSessionPolicy"],
+            dependencies: ["AudioSessionConfiguration", "AudioSessionScenario", "AudioSessionCLI", "AudioSessionPolicy"],
             exclude: ["../Scenarios"]
         ),
         .testTarget(
@@ -154,8 +168,8 @@ let package = Package(
         .testTarget(
             name: "AudioSessionDaemonTests",
             dependencies: [
-                "Locking", "AudioSessionDaemon", "AudioSessionProtocol", "AudioSessionCLI", "PulseBackend",
-                "AudioSessionTestSupport", "DBusBackend",
+                "Locking", "AudioSessionDaemon", "AudioSessionConfiguration", "AudioSessionEventLog", "AudioSessionScenario",
+                "AudioSessionProtocol", "AudioSessionCLI", "PulseBackend", "AudioSessionTestSupport", "DBusBackend",
             ]
         ),
     ]

@@ -173,8 +173,8 @@ quoted_words() { grep -oE '"[^"]+"' | tr -d '"' | sort -u; }
 {
     check_words "key of Config/policy.yaml" $(sed -e 's/#.*//' -e 's/"[^"]*"//g' Config/policy.yaml |
         grep -oE '[[:alpha:]_][[:alnum:]_.]*:([[:space:]]|$)' | tr -d ': \t' | sort -u)
-    check_words "configuration key of the loaders" $(cat Sources/AudioSessionScenario/*ConfigurationLoader*.swift \
-        Sources/AudioSessionScenario/PolicyConfigLoader*.swift 2>/dev/null |
+    check_words "configuration key of the loaders" $(cat Sources/AudioSessionConfiguration/*ConfigurationLoader*.swift \
+        Sources/AudioSessionConfiguration/PolicyConfigLoader*.swift 2>/dev/null |
         grep -oE '(static|public) (let|var) [[:alnum:]]*[kK]eys = \[[^]]*\]' | quoted_words)
     check_words "matchable stream property" $(grep -A3 'matchableProperties = \[' Sources/AudioSessionPolicy/PolicyConfig.swift |
         quoted_words)
@@ -183,7 +183,7 @@ quoted_words() { grep -oE '"[^"]+"' | tr -d '"' | sort -u; }
     check_words "category option" $(grep -oE '^        \("[[:alnum:]]+", \.' Sources/AudioSessionPolicy/CategoryOptions.swift |
         quoted_words)
     check_words port $(grep -oE '^    case [[:alnum:]]+$' Sources/AudioSessionPolicy/Port.swift | awk '{ print $2 }')
-    check_words "log level" $(grep -E 'logLevels = \[' Sources/AudioSessionScenario/DaemonConfiguration.swift | quoted_words)
+    check_words "log level" $(grep -E 'logLevels = \[' Sources/AudioSessionConfiguration/DaemonConfiguration.swift | quoted_words)
 }
 
 # 4. The completion scripts.

@@ -1,4 +1,4 @@
-import AudioSessionScenario
+import AudioSessionConfiguration
 import Logging
 import ServiceLifecycle
 import UnixSignals

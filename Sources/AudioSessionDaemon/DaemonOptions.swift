@@ -1,5 +1,5 @@
+import AudioSessionConfiguration
 import AudioSessionPolicy
-import AudioSessionScenario
 import Foundation
 
 /// How to run the daemon: its configuration, where that came from (for reloads), which sound server.

@@ -3,6 +3,7 @@
 // `-sanitize=fuzzer,address -DFUZZING` and runs it once per reader, chosen by FUZZ_TARGET. Without FUZZING (the
 // normal `swift build`, which builds every target) it is a program that says how to build it. The file is not
 // main.swift: the fuzz build compiles it as a library (-parse-as-library), for libFuzzer brings `main`.
+import AudioSessionConfiguration
 import AudioSessionProtocol
 import AudioSessionScenario
 

@@ -1,3 +1,4 @@
+import AudioSessionConfiguration
 import AudioSessionPolicy
 
 /// A scenario file (POLICY section 7): a device, some sessions, and steps to replay with expectations.
@@ -12,19 +13,6 @@ public struct Scenario: Sendable {
     public var steps: [Step]
     /// The rule IDs named by `# covers:` comments in the file.
     public var coveredRules: Set<Rule>
-}
-
-/// Where in a file something was written, for error messages (`file:line:column`).
-public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
-    public var file: String
-    public var line: Int
-    public var column: Int
-    public init(file: String, line: Int, column: Int) {
-        self.file = file
-        self.line = line
-        self.column = column
-    }
-    public var description: String { "\(file):\(line):\(column)" }
 }
 
 /// The `device:` section: what the device has before the first step.
@@ -161,15 +149,4 @@ public struct ExpectedNotification: Hashable, Sendable {
         self.kind = kind
         self.location = location
     }
-}
-
-/// A scenario or configuration file that cannot be read: what is wrong and where.
-public struct ScenarioError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var location: SourceLocation
-    public var message: String
-    public init(_ location: SourceLocation, _ message: String) {
-        self.location = location
-        self.message = message
-    }
-    public var description: String { "\(location): \(message)" }
 }

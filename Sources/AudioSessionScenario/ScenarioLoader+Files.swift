@@ -1,3 +1,4 @@
+import AudioSessionConfiguration
 import Foundation
 
 extension ScenarioLoader {

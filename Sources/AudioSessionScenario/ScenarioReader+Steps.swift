@@ -1,3 +1,4 @@
+import AudioSessionConfiguration
 import AudioSessionPolicy
 import Yams
 

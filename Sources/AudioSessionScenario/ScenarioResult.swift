@@ -1,3 +1,4 @@
+import AudioSessionConfiguration
 import AudioSessionPolicy
 
 /// What a replay found.

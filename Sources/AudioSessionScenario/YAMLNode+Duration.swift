@@ -1,3 +1,4 @@
+import AudioSessionConfiguration
 import Yams
 
 extension StrictYAML {

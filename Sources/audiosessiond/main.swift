@@ -2,7 +2,7 @@ import ArgumentParser
 import AudioSessionDaemon
 import Foundation
 import AudioSessionPolicy
-import AudioSessionScenario
+import AudioSessionConfiguration
 import Logging
 
 /// `audiosessiond`: the audio session policy daemon.

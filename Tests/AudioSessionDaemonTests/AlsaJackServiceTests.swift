@@ -1,6 +1,6 @@
 import AlsaBackend
 import AudioSessionPolicy
-import AudioSessionScenario
+import AudioSessionConfiguration
 import Foundation
 import Logging
 import Locking

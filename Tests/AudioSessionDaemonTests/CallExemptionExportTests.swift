@@ -1,3 +1,5 @@
+import AudioSessionConfiguration
+import AudioSessionEventLog
 import AudioSessionPolicy
 import AudioSessionProtocol
 import AudioSessionScenario

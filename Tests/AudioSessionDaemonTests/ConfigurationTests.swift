@@ -1,5 +1,5 @@
+import AudioSessionConfiguration
 import AudioSessionProtocol
-import AudioSessionScenario
 import AudioSessionTestSupport
 import Foundation
 import Logging

@@ -1,7 +1,7 @@
 import AlsaBackend
+import AudioSessionConfiguration
 import AudioSessionPolicy
 import AudioSessionProtocol
-import AudioSessionScenario
 import Foundation
 import Testing
 

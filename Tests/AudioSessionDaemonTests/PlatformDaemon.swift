@@ -1,6 +1,6 @@
 import AudioSessionDaemon
 import AudioSessionProtocol
-import AudioSessionScenario
+import AudioSessionConfiguration
 import AudioSessionTestSupport
 import Foundation
 import Logging

@@ -1,5 +1,5 @@
+import AudioSessionConfiguration
 import AudioSessionDaemon
-import AudioSessionScenario
 import AudioSessionTestSupport
 import DBusBackend
 import Foundation

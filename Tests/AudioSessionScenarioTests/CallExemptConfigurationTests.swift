@@ -1,5 +1,5 @@
+import AudioSessionConfiguration
 import AudioSessionPolicy
-import AudioSessionScenario
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import AudioSessionConfiguration
 import AudioSessionPolicy
 import AudioSessionScenario
 import Foundation
@@ -23,7 +24,7 @@ import Testing
         return try #require(error.issues.first, sourceLocation: sourceLocation)
     }
 
-    private func at(_ line: Int, _ column: Int, in file: String = "policy.yaml") -> AudioSessionScenario.SourceLocation
+    private func at(_ line: Int, _ column: Int, in file: String = "policy.yaml") -> AudioSessionConfiguration.SourceLocation
     {
         .init(file: file, line: line, column: column)
     }

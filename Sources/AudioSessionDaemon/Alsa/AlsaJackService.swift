@@ -1,6 +1,6 @@
 import AlsaBackend
+import AudioSessionConfiguration
 import AudioSessionPolicy
-import AudioSessionScenario
 import Foundation
 import Logging
 import ServiceLifecycle

@@ -1,5 +1,5 @@
 import AlsaBackend
-import AudioSessionScenario
+import AudioSessionConfiguration
 import Foundation
 import Logging
 import ServiceLifecycle

@@ -1,6 +1,6 @@
 import AlsaBackend
+import AudioSessionConfiguration
 import AudioSessionPolicy
-import AudioSessionScenario
 
 /// Which ports a card's jack controls stand for, and how they change. Phantom jacks (always-present devices
 /// such as the internal speaker) and jacks no rule names are not ports: the speaker and the built-in

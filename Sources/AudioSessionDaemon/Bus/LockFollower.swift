@@ -1,4 +1,4 @@
-import AudioSessionScenario
+import AudioSessionConfiguration
 import DBusBackend
 import Foundation
 import Logging

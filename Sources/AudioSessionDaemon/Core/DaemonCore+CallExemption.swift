@@ -1,5 +1,5 @@
+import AudioSessionConfiguration
 import AudioSessionPolicy
-import AudioSessionScenario
 
 /// D8: a client of the socket is exempt from A2 (it may activate during a call) by who it is, as the kernel
 /// says: the program file its process runs and its user, against the `callExemptApps` entries that name an

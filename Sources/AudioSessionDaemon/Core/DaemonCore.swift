@@ -1,6 +1,6 @@
+import AudioSessionConfiguration
 import AudioSessionPolicy
 import AudioSessionProtocol
-import AudioSessionScenario
 
 /// The daemon's logic around the engine: clients and their sessions, sound-server streams and the sessions
 /// they belong to, requests and their replies. Like the engine, it does no I/O: each input returns effects.

@@ -1,6 +1,6 @@
+import AudioSessionConfiguration
 import AudioSessionPolicy
 import AudioSessionProtocol
-import AudioSessionScenario
 
 /// Everything that happens to the daemon, in order: the control socket, the sound server and timers all feed
 /// one stream of these, and one loop takes them (`PolicyService`). Tests feed the same entry point by hand.

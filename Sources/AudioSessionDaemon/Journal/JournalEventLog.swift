@@ -1,3 +1,4 @@
+import AudioSessionEventLog
 import Foundation
 import Logging
 
@@ -10,8 +11,6 @@ import Logging
 /// file starts with a checkpoint, so the last `limit / 2` to `limit` events are kept. Appends are not
 /// fsynced: the log is for looking back, and a line cut short by a crash is reported and skipped on reading.
 struct JournalEventLog: Sendable {
-    static let fileName = "events.jsonl"
-    static let olderFileName = "events.1.jsonl"
     static let defaultLimit = 10_000
 
     let path: String
@@ -25,7 +24,7 @@ struct JournalEventLog: Sendable {
 
     /// Opens (or creates) the log in `directory`.
     static func open(in directory: StateDirectory, limit: Int = defaultLimit, logger: Logger) -> JournalEventLog? {
-        let path = directory.file(fileName)
+        let path = directory.file(JournalEventLogFiles.fileName)
         guard let descriptor = StateFiles.openInPlace(path, flags: O_RDWR | O_APPEND, logger: logger) else {
             logger.error("event log \(path) cannot be opened; no event log")
             return nil
@@ -35,7 +34,7 @@ struct JournalEventLog: Sendable {
         let endsMidLine = data.last.map { $0 != UInt8(ascii: "\n") } ?? false
         var log = JournalEventLog(
             path: path,
-            olderPath: directory.file(olderFileName),
+            olderPath: directory.file(JournalEventLogFiles.olderFileName),
             eventsPerFile: max(1, limit / 2),
             logger: logger,
             descriptor: descriptor,
@@ -110,30 +109,5 @@ struct JournalEventLog: Sendable {
         } else {
             trouble.succeeded(logger: logger)
         }
-    }
-
-    // MARK: Reading
-
-    /// The records of the log in `directory`, oldest first; lines that cannot be read are reported to
-    /// `problems` (file and line) and skipped.
-    static func read(directory: String, problems: inout [String]) -> [JournalRecord] {
-        var records: [JournalRecord] = []
-        let decoder = JSONDecoder()
-        for name in [olderFileName, fileName] {
-            let file = directory + "/" + name
-            guard let data = FileManager.default.contents(atPath: file) else { continue }
-            for (number, line) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-                .enumerated()
-            where !line.isEmpty {
-                do {
-                    records.append(try decoder.decode(JournalRecord.self, from: Data(line)))
-                } catch let error as DecodingError {
-                    problems.append("\(file):\(number + 1): \(StateFiles.describe(error, size: line.count)); skipped")
-                } catch {
-                    problems.append("\(file):\(number + 1): \(error); skipped")
-                }
-            }
-        }
-        return records
     }
 }

@@ -1,3 +1,4 @@
+import AudioSessionEventLog
 import AudioSessionPolicy
 
 /// The engine events the daemon handled, with what came of them, as records for the event log. Part of

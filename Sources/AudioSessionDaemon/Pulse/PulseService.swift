@@ -1,5 +1,5 @@
 import AudioSessionPolicy
-import AudioSessionScenario
+import AudioSessionConfiguration
 import Logging
 import PulseBackend
 import ServiceLifecycle

@@ -1,3 +1,4 @@
+import AudioSessionEventLog
 import Foundation
 import Logging
 
@@ -27,18 +28,13 @@ public final class StateDirectory: Sendable {
 
     /// The default: `$STATE_DIRECTORY` (what systemd's `StateDirectory=` sets) when set, else
     /// `/var/lib/audiosessiond` for a system-wide daemon (running as root), else
-    /// `$XDG_STATE_HOME/audiosessiond`, else `~/.local/state/audiosessiond`.
+    /// `$XDG_STATE_HOME/audiosessiond`, else `~/.local/state/audiosessiond`; where `audiosessionctl journal export`
+    /// looks for the event log (`JournalEventLogFiles.defaultStateDirectory`).
     public static func defaultPath(
         environment: [String: String] = ProcessInfo.processInfo.environment,
         userID: UInt32 = getuid()
     ) -> String {
-        if let systemd = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !systemd.isEmpty {
-            return String(systemd)
-        }
-        if userID == 0 { return "/var/lib/audiosessiond" }
-        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/audiosessiond" }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return home + "/.local/state/audiosessiond"
+        JournalEventLogFiles.defaultStateDirectory(environment: environment, userID: userID)
     }
 
     /// Creates the directory (mode 0700) if needed, checks that it is the daemon's own and takes its lock.

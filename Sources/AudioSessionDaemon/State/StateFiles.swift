@@ -1,3 +1,4 @@
+import AudioSessionEventLog
 import Foundation
 import Logging
 
@@ -267,27 +268,9 @@ enum StateFiles {
         }
     }
 
-    /// What was wrong with a file's JSON, in words.
+    /// What was wrong with a file's JSON, in words: the event log's (`JournalEventLogFiles.describe`).
     static func describe(_ error: DecodingError, size: Int) -> String {
-        func at(_ path: [any CodingKey]) -> String {
-            path.isEmpty
-                ? "the top level" : path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-        }
-        switch error {
-        case .dataCorrupted(let context):
-            if context.codingPath.isEmpty {
-                return size == 0 ? "the file is empty" : "not valid JSON (truncated or garbage, \(size) bytes)"
-            }
-            return "\(at(context.codingPath)): \(context.debugDescription)"
-        case .keyNotFound(let key, let context):
-            return "\(at(context.codingPath + [key])) is missing"
-        case .typeMismatch(let type, let context):
-            return "\(at(context.codingPath)): expected \(type)"
-        case .valueNotFound(let type, let context):
-            return "\(at(context.codingPath)): expected \(type), found null"
-        @unknown default:
-            return "\(error)"
-        }
+        JournalEventLogFiles.describe(error, size: size)
     }
 
     static func errnoText() -> String { errnoText(errno) }

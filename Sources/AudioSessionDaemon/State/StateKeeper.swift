@@ -1,3 +1,4 @@
+import AudioSessionEventLog
 import AudioSessionPolicy
 import AudioSessionProtocol
 import Foundation

@@ -10,13 +10,13 @@ import Yams
 ///   the file: `rules[2].category`, `socket.mode` (lists count from 1).
 /// - a scenario file: the first issue ends the reading. Labels say where in words:
 ///   `"step 3 (setCategory): category"`.
-struct StrictYAML {
+package struct StrictYAML {
     /// The file name that issues carry.
-    let file: String
+    package let file: String
     /// Where issues go when reading goes on past them; nil: the first one is thrown.
     let issues: IssueList?
 
-    init(file: String, collecting issues: IssueList? = nil) {
+    package init(file: String, collecting issues: IssueList? = nil) {
         self.file = file
         self.issues = issues
     }
@@ -24,18 +24,20 @@ struct StrictYAML {
     /// Whether this reads a configuration file: issues collected, labels as field paths.
     var isConfiguration: Bool { issues != nil }
 
-    func location(of node: Node) -> SourceLocation {
+    package func location(of node: Node) -> SourceLocation {
         // Composed nodes always have a mark; 1:1 keeps a hand-built node from crashing the loader.
         SourceLocation(file: file, line: node.mark?.line ?? 1, column: node.mark?.column ?? 1)
     }
 
     /// A scenario's own error (steps, expectations), thrown as it is.
-    func error(at node: Node, _ message: String) -> ScenarioError {
+    package func error(at node: Node, _ message: String) -> ScenarioError {
         ScenarioError(location(of: node), message)
     }
 
     /// An issue with `field` at `node`: `field: problem; expectation`.
-    func issue(at node: Node, _ field: String, _ problem: String, _ expectation: String = "") -> ConfigurationIssue {
+    package func issue(at node: Node, _ field: String, _ problem: String, _ expectation: String = "")
+        -> ConfigurationIssue
+    {
         ConfigurationIssue(
             file: file,
             location: location(of: node),
@@ -75,14 +77,14 @@ struct StrictYAML {
 
     /// The label of `key` in the mapping labelled `parent`: `socket.mode` in a configuration file,
     /// `step 3 (setCategory): category` in a scenario.
-    func label(_ parent: String, _ key: String) -> String {
+    package func label(_ parent: String, _ key: String) -> String {
         if parent.isEmpty { return key }
         return isConfiguration ? "\(parent).\(key)" : "\(parent): \(key)"
     }
 
     /// The label of item `index` (from 0) of the list labelled `list`: `callExemptApps[2]` in a configuration
     /// file; in a scenario the list's own label, or `inScenario` when given.
-    func label(_ list: String, item index: Int, inScenario: String? = nil) -> String {
+    package func label(_ list: String, item index: Int, inScenario: String? = nil) -> String {
         isConfiguration ? "\(list)[\(index + 1)]" : inScenario ?? list
     }
 
@@ -93,7 +95,7 @@ struct StrictYAML {
 
     /// A non-empty string. Numbers and booleans are taken as written (`application.name: 2048`), since the
     /// author's text is what a name or a property value is compared with.
-    func string(_ node: Node, _ label: String) throws -> String {
+    package func string(_ node: Node, _ label: String) throws -> String {
         guard case .scalar(let scalar) = node, !node.isNull else {
             throw issue(at: node, label, notA("a string", node), "expected a string")
         }
@@ -124,7 +126,7 @@ struct StrictYAML {
     }
 
     /// `true` or `false` (YAML's `yes`, `no`, `on`, `off` too, as the resolver reads them).
-    func bool(_ node: Node, _ label: String) throws -> Bool {
+    package func bool(_ node: Node, _ label: String) throws -> Bool {
         guard case .scalar(let scalar) = node, node.tagName == .bool, let value = Bool.construct(from: scalar) else {
             throw issue(at: node, label, "\(node.kindForMessages) is not a bool", "expected true or false")
         }
@@ -134,7 +136,8 @@ struct StrictYAML {
     /// One of a fixed set of words; `noun` says what the word names (`"an output"`) for the message
     /// `'loud' is not an output; expected one of: audible, ducked, silent, none`. In a configuration file a close
     /// word is suggested: `'playbak' is not a category; did you mean 'playback'? expected one of: ...`.
-    func choice<Value>(_ node: Node, _ label: String, noun: String, _ choices: [(name: String, value: Value)]) throws
+    package func choice<Value>(_ node: Node, _ label: String, noun: String, _ choices: [(name: String, value: Value)])
+        throws
         -> Value
     {
         let word = try string(node, label)
@@ -146,20 +149,21 @@ struct StrictYAML {
     }
 
     /// `choice` over an enum's raw values.
-    func choice<Value: RawRepresentable>(_ node: Node, _ label: String, noun: String, _ cases: [Value]) throws -> Value
+    package func choice<Value: RawRepresentable>(_ node: Node, _ label: String, noun: String, _ cases: [Value]) throws
+        -> Value
     where Value.RawValue == String {
         try choice(node, label, noun: noun, cases.map { (name: $0.rawValue, value: $0) })
     }
 
     /// `expected one of: a, b, c`; in a configuration file led by `did you mean 'b'?` when `word` is close to one.
-    func expectation(for word: String, among names: [String]) -> String {
+    package func expectation(for word: String, among names: [String]) -> String {
         let list = "expected one of: \(names.joined(separator: ", "))"
         guard isConfiguration, let suggestion = Spelling.suggestion(for: word, in: names) else { return list }
         return "did you mean '\(suggestion)'? \(list)"
     }
 
     /// A YAML list (block `- x` or flow `[x, y]`).
-    func sequence(_ node: Node, _ label: String) throws -> [Node] {
+    package func sequence(_ node: Node, _ label: String) throws -> [Node] {
         guard case .sequence(let sequence) = node else {
             throw issue(at: node, label, notA("a list", node), "expected a list")
         }
@@ -176,7 +180,7 @@ struct StrictYAML {
     /// A mapping whose keys are strings, each once. With `allowedKeys`, any other key is an issue at that key; in
     /// a configuration file it is noted and the key left out, with a suggestion when it looks like a known key
     /// misspelt. `label` names the mapping: `unknown key 'sesions' in scenario; expected one of: ...`.
-    func mapping(_ node: Node, _ label: String, allowedKeys: [String]? = nil, expected: String? = nil) throws
+    package func mapping(_ node: Node, _ label: String, allowedKeys: [String]? = nil, expected: String? = nil) throws
         -> StrictMapping
     {
         guard case .mapping(let mapping) = node else {
@@ -220,36 +224,36 @@ struct StrictYAML {
 
 /// The issues found so far in one configuration file, in the order found. A reference, so that every reader
 /// of the file's parts adds to the same list; it lives only while one file is read, on one thread.
-final class IssueList {
+package final class IssueList {
     private(set) var issues: [ConfigurationIssue] = []
 
     func append(_ issue: ConfigurationIssue) { issues.append(issue) }
 }
 
 /// A mapping read by `StrictYAML.mapping`, in the order the file writes it.
-struct StrictMapping {
-    struct Entry {
-        let key: String
-        let keyNode: Node
-        let value: Node
+package struct StrictMapping {
+    package struct Entry {
+        package let key: String
+        package let keyNode: Node
+        package let value: Node
     }
 
-    let node: Node
+    package let node: Node
     /// Names the mapping in messages: `"scenario"`, `"step 3 (setCategory)"`, `"socket"`; empty for the top of a
     /// configuration file.
-    let label: String
-    let entries: [Entry]
-    let yaml: StrictYAML
+    package let label: String
+    package let entries: [Entry]
+    package let yaml: StrictYAML
 
-    var isEmpty: Bool { entries.isEmpty }
+    package var isEmpty: Bool { entries.isEmpty }
 
-    subscript(key: String) -> Node? { entries.first { $0.key == key }?.value }
+    package subscript(key: String) -> Node? { entries.first { $0.key == key }?.value }
 
     /// Names the value of `key` in messages: `"step 3 (setCategory): category"`, `"socket.mode"`.
-    func label(of key: String) -> String { yaml.label(label, key) }
+    package func label(of key: String) -> String { yaml.label(label, key) }
 
     /// The value of `key`, or an issue at the mapping when it is missing.
-    func required(_ key: String) throws -> Node {
+    package func required(_ key: String) throws -> Node {
         guard let value = self[key] else {
             if yaml.isConfiguration {
                 throw yaml.issue(at: node, label(of: key), "missing", "it is required")
@@ -260,7 +264,7 @@ struct StrictMapping {
     }
 
     /// Reads the value of `key` with `read` (given the value and its label), or nil when the key is absent.
-    func optional<Value>(_ key: String, _ read: (Node, String) throws -> Value) throws -> Value? {
+    package func optional<Value>(_ key: String, _ read: (Node, String) throws -> Value) throws -> Value? {
         guard let value = self[key] else { return nil }
         return try read(value, label(of: key))
     }
@@ -274,7 +278,7 @@ struct StrictMapping {
 
 extension Node {
     /// YAML's null: `~`, `null`, or nothing at all after the colon.
-    var isNull: Bool {
+    package var isNull: Bool {
         guard case .scalar = self else { return false }
         return tagName == .null
     }
@@ -283,7 +287,7 @@ extension Node {
     var tagName: Tag.Name { Tag.Name(rawValue: tag.rawValue) }
 
     /// What this node is, for "expected X, found Y" messages.
-    var kindForMessages: String {
+    package var kindForMessages: String {
         switch self {
         case .mapping(let mapping): mapping.isEmpty ? "an empty mapping" : "a mapping"
         case .sequence(let sequence): sequence.isEmpty ? "an empty list" : "a list"

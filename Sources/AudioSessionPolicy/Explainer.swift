@@ -1,5 +1,3 @@
-import AudioSessionPolicy
-
 /// Puts the engine's reasons into words a person can act on: "interrupted by phone (A6) at step 4".
 public struct Explainer: Sendable {
     private let nameOf: @Sendable (SessionID) -> String
@@ -12,11 +10,9 @@ public struct Explainer: Sendable {
         self.whenOf = when
     }
 
-    init(names: SessionNames, stepOfEvent: [EventNumber: Int]) {
-        self.init(
-            name: { names.name(of: $0) },
-            when: { event in stepOfEvent[event].map { $0 == 0 ? " at setup" : " at step \($0)" } }
-        )
+    /// The name this explainer gives `session`.
+    public func name(of session: SessionID) -> String {
+        nameOf(session)
     }
 
     /// One reason as a phrase.
@@ -79,11 +75,6 @@ public struct Explainer: Sendable {
             lines.append("\(name) route is \(port.rawValue): \(describe(reason))")
         }
         return lines
-    }
-
-    /// A sent notification in the scenario file's words.
-    func format(_ sent: SentNotification) -> String {
-        "\(nameOf(sent.session)) \(Self.text(of: sent.notification))"
     }
 
     /// A notification in the words scenario files use: "interruption ended shouldResume=true".

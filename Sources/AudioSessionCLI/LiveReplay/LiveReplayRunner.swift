@@ -1,3 +1,4 @@
+import AudioSessionConfiguration
 import AudioSessionPolicy
 import AudioSessionProtocol
 import AudioSessionScenario

@@ -11,7 +11,7 @@ extension StrictYAML {
     /// Reads a whole file as UTF-8 text. A file that cannot be opened or read is an issue with the system's
     /// reason (`No such file or directory`, `Permission denied`, `Is a directory`); one that is not UTF-8 is an
     /// issue at the first byte that is not, with its line and column.
-    static func readFile(_ path: String) throws -> String {
+    package static func readFile(_ path: String) throws -> String {
         let bytes: [UInt8]
         do {
             bytes = try readBytes(path)
@@ -108,14 +108,14 @@ extension StrictYAML {
 
     /// `text` without the byte order mark that some editors put at the start of UTF-8 files: libyaml rejects it
     /// in a string, and it would hide a `# covers:` comment on the first line.
-    static func withoutByteOrderMark(_ text: String) -> String {
+    package static func withoutByteOrderMark(_ text: String) -> String {
         text.unicodeScalars.first == "\u{FEFF}"
             ? String(String.UnicodeScalarView(text.unicodeScalars.dropFirst())) : text
     }
 
     /// Parses `text` into one YAML tree. Syntax errors become errors at the line and column the parser reports;
     /// a file with no content at all (nothing, or only comments) is an error too, naming `expected`.
-    func compose(_ text: String, expected: String) throws -> Node {
+    package func compose(_ text: String, expected: String) throws -> Node {
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)

@@ -46,6 +46,21 @@ public struct JournalDeviceState: Codable, Sendable, Equatable {
     public var selection: Port?
     public var silentSwitch: SilentSwitch
     public var screenLocked: Bool
+
+    /// The device as the engine has it now.
+    public init(
+        outputs: [Port],
+        inputs: [Port],
+        selection: Port? = nil,
+        silentSwitch: SilentSwitch,
+        screenLocked: Bool
+    ) {
+        self.outputs = outputs
+        self.inputs = inputs
+        self.selection = selection
+        self.silentSwitch = silentSwitch
+        self.screenLocked = screenLocked
+    }
 }
 
 /// The policy configuration, as a scenario's `config:` takes it.
@@ -294,12 +309,27 @@ public struct JournalSessionRecord: Codable, Sendable, Equatable {
     public var state: JournalSessionState
     /// Its streams: number, direction, whether running.
     public var streams: [JournalStream]
+
+    /// A session at a checkpoint, as declared, in its state, with its streams.
+    public init(session: Int, declaration: JournalDeclaration, state: JournalSessionState, streams: [JournalStream]) {
+        self.session = session
+        self.declaration = declaration
+        self.state = state
+        self.streams = streams
+    }
 }
 
 public struct JournalStream: Codable, Sendable, Equatable {
     public var stream: Int
     public var direction: StreamDirection
     public var running: Bool
+
+    /// Stream `stream` of a session at a checkpoint.
+    public init(stream: Int, direction: StreamDirection, running: Bool) {
+        self.stream = stream
+        self.direction = direction
+        self.running = running
+    }
 }
 
 public struct JournalTimer: Codable, Sendable, Equatable {

@@ -10,7 +10,7 @@ public enum JournalExport {
     /// The event log's records in a state directory, oldest first, and the lines that could not be read.
     public static func records(inStateDirectory directory: String) -> (records: [JournalRecord], problems: [String]) {
         var problems: [String] = []
-        let records = JournalEventLog.read(directory: directory, problems: &problems)
+        let records = JournalEventLogFiles.read(directory: directory, problems: &problems)
         return (records, problems)
     }
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import AudioSessionDaemon
+import AudioSessionEventLog
 import AudioSessionScenario
 import Foundation
 
@@ -50,7 +50,7 @@ struct JournalExportCommand: ControlCommand {
     var svg: String?
 
     func perform(output: inout some TextOutputStream, errors: inout some TextOutputStream) throws -> Int32 {
-        let directory = stateDirectory ?? StateDirectory.defaultPath()
+        let directory = stateDirectory ?? JournalEventLogFiles.defaultStateDirectory()
         let sinceTime = try since.map { try Self.time($0, now: Date()) }
         let (records, problems) = JournalExport.records(inStateDirectory: directory)
         for problem in problems { print("audiosessionctl: warning: \(problem)", to: &errors) }

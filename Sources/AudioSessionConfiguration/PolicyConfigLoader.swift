@@ -35,7 +35,7 @@ public enum PolicyConfigLoader: Sendable {
     }
 
     /// A scenario's `config:`, labelled `label`.
-    static func read(_ node: Node, _ yaml: StrictYAML, label: String) throws -> PolicyConfig {
+    package static func read(_ node: Node, _ yaml: StrictYAML, label: String) throws -> PolicyConfig {
         try read(yaml.mapping(node, label, allowedKeys: keys), yaml)
     }
 
