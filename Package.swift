@@ -152,8 +152,9 @@ let package = Package(
         .testTarget(
             name: "AudioSessionClientTests",
             dependencies: [
-                "Locking", "AudioSessionClient", "AudioSessionDaemon", "AudioSessionCLI", "AudioSessionPolicy",
-                "AudioSessionProtocol", "AudioSessionTestSupport", .product(name: "Logging", package: "swift-log"),
+                // The daemon is the built `audiosessiond`, run as a process (TestDaemon says why).
+                "Locking", "AudioSessionClient", "AudioSessionCLI", "AudioSessionPolicy", "AudioSessionProtocol",
+                "AudioSessionTestSupport",
             ]
         ),
         .testTarget(name: "AudioSessionPlaybackTests", dependencies: ["AudioSessionPlayback"]),

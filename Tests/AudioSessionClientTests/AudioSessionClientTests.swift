@@ -226,7 +226,7 @@ import Testing
                 let error = #expect(throws: AudioSessionError.self) { try music.setActive(true) }
                 #expect(error?.code == .daemonUnavailable)
             }
-            await daemon.start()
+            try await daemon.start()
             let reset = await first(1, of: notifications)
             guard case .mediaServicesWereReset? = reset.first else {
                 Issue.record("expected mediaServicesWereReset, got \(reset)")

@@ -1,19 +1,26 @@
-import AudioSessionDaemon
 import AudioSessionPolicy
 import AudioSessionProtocol
 import AudioSessionTestSupport
 import Foundation
-import Logging
 import Locking
 
 @testable import AudioSessionCLI
 
-/// A daemon in this process without a sound server, on a socket of its own, that a test can stop and start
-/// again on the same path (a daemon restart, as the library sees it).
+/// The built `audiosessiond` without a sound server, as a process of its own on a socket in a fresh folder,
+/// that a test can stop and start again on the same path (a daemon restart, as the library sees it).
+///
+/// A process, not a daemon in the test process: that process's cooperative pool stalls for many seconds at a
+/// run's start (docs/TESTING.md, "Waiting"), and a daemon on it answered the library after the library's own
+/// 10 s reply limit, an app's setting, which the tests must not change.
 final class TestDaemon: Sendable {
     let socketPath: String
     private let directory: String
-    private let running = Locked<Task<Void, any Error>?>(nil)
+    private let running = Locked<Process?>(nil)
+    private let starts = Locked(0)
+
+    static var daemonPath: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("audiosessiond").path
+    }
 
     private init() {
         directory = FileManager.default.temporaryDirectory.path + "/client-\(UUID().uuidString.prefix(8))"
@@ -23,9 +30,10 @@ final class TestDaemon: Sendable {
     /// Starts a daemon, runs `body`, and stops it, whatever `body` does.
     static func with<Result: Sendable>(_ body: (TestDaemon) async throws -> Result) async throws -> Result {
         let daemon = TestDaemon()
-        await daemon.start()
+        try FileManager.default.createDirectory(atPath: daemon.directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: daemon.directory) }
         do {
+            try await daemon.start()
             let result = try await body(daemon)
             await daemon.stop()
             return result
@@ -35,35 +43,45 @@ final class TestDaemon: Sendable {
         }
     }
 
-    /// Starts the daemon and waits until it listens.
-    func start() async {
-        let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
-        var logger = Logger(label: "audiosessiond-client-test")
-        logger.logLevel = .warning
-        let path = socketPath
-        let task = Task { [logger] in
-            defer { readyContinuation.finish() }
-            try await Daemon.run(
-                DaemonOptions(socketPath: path, soundServer: false, onReady: { readyContinuation.yield() }),
-                logger: logger
-            )
+    /// Starts the daemon and waits until it accepts a connection (its socket file is there from `bind()`, a
+    /// moment before it listens); each start logs to a file of its own, named in a failure.
+    func start() async throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.daemonPath) else {
+            throw DaemonTestError("no daemon binary at \(Self.daemonPath): build every product first (`swift build`)")
         }
-        running.withLock { $0 = task }
-        for await _ in ready { break }
+        let log = directory + "/daemon-\(starts.withLock { $0 += 1; return $0 }).log"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.daemonPath)
+        process.arguments = [
+            "--no-sound-server", "--no-alsa", "--socket", socketPath, "--state-dir", directory + "/state",
+            "--session-bus", "none", "--system-bus", "none", "--log-level", "warning",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try ChildProcess.newFile(log)
+        try ChildProcess.launch(process)
+        running.withLock { $0 = process }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while (try? LineSocket(path: socketPath)) == nil {
+            let reason = !process.isRunning ? "it exited" : ContinuousClock.now > deadline ? "60 s passed" : nil
+            if let reason {
+                let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                throw DaemonTestError("audiosessiond did not accept a connection on \(socketPath): \(reason); it logged: \(said)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 
-    /// Stops the daemon: its connections close, as when the process dies.
+    /// Stops the daemon (SIGTERM, as a service manager does): its connections close, as when the process dies.
     func stop() async {
-        guard let task = running.withLock({ $0.take() }) else { return }
-        task.cancel()
-        _ = await task.result
+        guard let process = running.withLock({ $0.take() }) else { return }
+        await stopProcess(process)
     }
 
     /// The daemon's status, read on a control connection of its own, on a thread of its own.
     func status() async throws -> StatusBody { try await onThread { try self.status() } }
 
     /// The same, blocking (inside `onThread`).
-    @available(*, noasync, message: "it blocks until the daemon in this process answers, which needs the pool this would hold: await the async one")
+    @available(*, noasync, message: "it blocks a thread of the pool the whole test process shares until the daemon answers: await the async one")
     func status() throws -> StatusBody {
         try ControlConnection(path: socketPath, readTimeout: .seconds(60)).result(Request(.status)).status!
     }
@@ -74,7 +92,7 @@ final class TestDaemon: Sendable {
     }
 
     /// The same, blocking (inside `onThread`).
-    @available(*, noasync, message: "it blocks until the daemon in this process answers, which needs the pool this would hold: await the async one")
+    @available(*, noasync, message: "it blocks a thread of the pool the whole test process shares until the daemon answers: await the async one")
     func control(_ command: Command) throws {
         _ = try ControlConnection(path: socketPath, readTimeout: .seconds(60)).result(Request(command))
     }
@@ -118,4 +136,10 @@ func eventually(seconds: Double = 5, _ condition: () throws -> Bool) rethrows ->
         usleep(20_000)
     }
     return false
+}
+
+/// Why a test could not set up its daemon.
+struct DaemonTestError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }
