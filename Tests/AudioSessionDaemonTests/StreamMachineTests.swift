@@ -22,7 +22,9 @@ import Testing
         var testDescription: String { name }
     }
 
-    static func on(_ event: StreamMachine.Event, _ actions: [StreamAction]) -> Line { Line(event: event, actions: actions) }
+    static func on(_ event: StreamMachine.Event, _ actions: [StreamAction]) -> Line {
+        Line(event: event, actions: actions)
+    }
 
     // MARK: The recordings' values
 
@@ -33,7 +35,11 @@ import Testing
     static let fifty = PulseVolume(channels: [32768, 32768])
     static let quarter = seventy.scaled(by: 0.25)
     static let silent = StreamVerdict(level: .silent, port: .speaker, reason: Reason(.A6))
-    static let ducked = StreamVerdict(level: .ducked(gain: 0.25, fadeMilliseconds: 75), port: .speaker, reason: Reason(.O7))
+    static let ducked = StreamVerdict(
+        level: .ducked(gain: 0.25, fadeMilliseconds: 75),
+        port: .speaker,
+        reason: Reason(.O7)
+    )
     static let audible = StreamVerdict(level: .audible, port: .speaker, reason: Reason(.O8))
 
     static func report(
@@ -42,14 +48,33 @@ import Testing
         device: UInt32 = 0,
         corked: Bool = false
     ) -> StreamReport {
-        StreamReport(origin: music, volume: volume, muted: muted, device: device, corked: corked, properties: properties)
+        StreamReport(
+            origin: music,
+            volume: volume,
+            muted: muted,
+            device: device,
+            corked: corked,
+            properties: properties
+        )
     }
 
     static func seen(running: Bool = true, processLine: [Int32] = [42]) -> StreamAction {
-        .tell(.streamSeen(SoundStream(origin: music, direction: .output, properties: properties, isRunning: running, processLine: processLine)))
+        .tell(
+            .streamSeen(
+                SoundStream(
+                    origin: music,
+                    direction: .output,
+                    properties: properties,
+                    isRunning: running,
+                    processLine: processLine
+                )
+            )
+        )
     }
 
-    static func verdict(_ verdict: StreamVerdict) -> StreamMachine.Event { .verdictsHandedOver([.init(music, verdict)]) }
+    static func verdict(_ verdict: StreamVerdict) -> StreamMachine.Event {
+        .verdictsHandedOver([.init(music, verdict)])
+    }
 
     static func entry(
         policyVolume: PulseVolume = seventy,
@@ -122,10 +147,16 @@ import Testing
         Transcript(
             name: "a corked stream is told paused only once it stayed corked past the settling time",
             lines: appears + [
-                on(.streamReported(report(corked: true)), [.startTimer(.pauseSettled(music, 1), after: .milliseconds(150))]),
+                on(
+                    .streamReported(report(corked: true)),
+                    [.startTimer(.pauseSettled(music, 1), after: .milliseconds(150))]
+                ),
                 on(.streamReported(report(corked: false)), [seen()]),
                 on(.timerFired(.pauseSettled(music, 1)), []),
-                on(.streamReported(report(corked: true)), [.startTimer(.pauseSettled(music, 2), after: .milliseconds(150))]),
+                on(
+                    .streamReported(report(corked: true)),
+                    [.startTimer(.pauseSettled(music, 2), after: .milliseconds(150))]
+                ),
                 on(.streamReported(report(corked: true)), []),
                 on(.timerFired(.pauseSettled(music, 2)), [.askCorked(music)]),
                 on(.corkedReported(true), [seen(running: false)]),
@@ -149,7 +180,10 @@ import Testing
                 // The policy's verdict ends the hold: the stream goes back to the speaker (a move of the policy's,
                 // journaled first) and is heard again; a later expiry asks nothing.
                 on(verdict(audible), [.writeJournal(entry(policyMuted: true, movedFrom: "headphones", movedTo: 0))]),
-                on(.journalWritten(succeeded: true), [.writeTogether([[.move(music, toDevice: 0), .mute(music, false)]])]),
+                on(
+                    .journalWritten(succeeded: true),
+                    [.writeTogether([[.move(music, toDevice: 0), .mute(music, false)]])]
+                ),
                 on(.timerFired(.holdExpired(music)), []),
             ]
         ),
@@ -157,13 +191,29 @@ import Testing
             name: "ducking and its end are reached in 25 ms steps over the fade time",
             fadeMilliseconds: 75,
             lines: appears + [
-                on(verdict(ducked), [.write(.volume(music, fadeDown[0])), .startTimer(.fadeStep(music, 1), after: .milliseconds(25))]),
-                on(.timerFired(.fadeStep(music, 1)), [.write(.volume(music, fadeDown[1])), .startTimer(.fadeStep(music, 1), after: .milliseconds(25))]),
+                on(
+                    verdict(ducked),
+                    [.write(.volume(music, fadeDown[0])), .startTimer(.fadeStep(music, 1), after: .milliseconds(25))]
+                ),
+                on(
+                    .timerFired(.fadeStep(music, 1)),
+                    [.write(.volume(music, fadeDown[1])), .startTimer(.fadeStep(music, 1), after: .milliseconds(25))]
+                ),
                 on(.timerFired(.fadeStep(music, 1)), [.write(.volume(music, fadeDown[2]))]),
                 on(.timerFired(.fadeStep(music, 1)), []),
-                on(verdict(audible), [.write(.volume(music, fadeUp[0])), .startTimer(.fadeStep(music, 2), after: .milliseconds(25))]),
+                on(
+                    verdict(audible),
+                    [.write(.volume(music, fadeUp[0])), .startTimer(.fadeStep(music, 2), after: .milliseconds(25))]
+                ),
                 // A verdict during a fade replaces it: the old fade's steps are not made.
-                on(verdict(ducked), [.write(.volume(music, StreamLedger.fadeSteps(from: fadeUp[0], to: quarter, milliseconds: 75)[0])), .startTimer(.fadeStep(music, 3), after: .milliseconds(25))]),
+                on(
+                    verdict(ducked),
+                    [
+                        .write(
+                            .volume(music, StreamLedger.fadeSteps(from: fadeUp[0], to: quarter, milliseconds: 75)[0])
+                        ), .startTimer(.fadeStep(music, 3), after: .milliseconds(25)),
+                    ]
+                ),
                 on(.timerFired(.fadeStep(music, 2)), []),
             ]
         ),
@@ -202,13 +252,21 @@ import Testing
             lines: [
                 on(.sinkReported(0, name: "speaker", port: .speaker), [.tell(.portAvailable(.speaker))]),
                 on(.streamReported(report(), processLine: [42]), [.readRestoreEntry(key)]),
-                on(.restoreEntryRead(PulseStreamRestoreEntry(key: key, volume: seventy, muted: false, device: "speaker")), [seen()]),
+                on(
+                    .restoreEntryRead(
+                        PulseStreamRestoreEntry(key: key, volume: seventy, muted: false, device: "speaker")
+                    ),
+                    [seen()]
+                ),
                 on(verdict(silent), [.writeTogether([[.mute(music, true)]])]),
                 on(
                     .streamRemoved(music),
                     [
                         .tell(.streamGone(music)),
-                        .mendRestoreEntry(music, PulseStreamRestoreEntry(key: key, volume: seventy, muted: false, device: "speaker")),
+                        .mendRestoreEntry(
+                            music,
+                            PulseStreamRestoreEntry(key: key, volume: seventy, muted: false, device: "speaker")
+                        ),
                     ]
                 ),
             ]
@@ -250,7 +308,16 @@ import Testing
             lines: [
                 on(.sourceReported(2, name: "speaker.monitor", port: nil, isMonitor: true), []),
                 on(
-                    .streamReported(StreamReport(origin: .sourceOutput(7), volume: seventy, muted: false, device: 2, corked: false, properties: [:])),
+                    .streamReported(
+                        StreamReport(
+                            origin: .sourceOutput(7),
+                            volume: seventy,
+                            muted: false,
+                            device: 2,
+                            corked: false,
+                            properties: [:]
+                        )
+                    ),
                     []
                 ),
             ]
@@ -259,7 +326,9 @@ import Testing
 
     @Test(arguments: transcripts) func transcript(_ transcript: Transcript) {
         var machine = StreamMachine(fadeMilliseconds: transcript.fadeMilliseconds)
-        if transcript.journal { #expect(machine.handle(.journalOpened(written: [:], mayHoldOlderEntries: false)) == []) }
+        if transcript.journal {
+            #expect(machine.handle(.journalOpened(written: [:], mayHoldOlderEntries: false)) == [])
+        }
         for (number, line) in transcript.lines.enumerated() {
             let actions = machine.handle(line.event)
             #expect(actions == line.actions, "line \(number + 1): \(line.event)")

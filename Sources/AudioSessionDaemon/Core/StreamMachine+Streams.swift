@@ -45,7 +45,9 @@ extension StreamMachine {
         let origin = report.origin
         var actions: [StreamAction] = []
         if report.isRecord {
-            if observation == .movedByServer { actions.append(.startTimer(.holdExpired(origin), after: Self.holdAfterMove)) }
+            if observation == .movedByServer {
+                actions.append(.startTimer(.holdExpired(origin), after: Self.holdAfterMove))
+            }
             let stream = SoundStream(
                 origin: origin,
                 direction: .input,
@@ -133,7 +135,9 @@ extension StreamMachine {
             return run([.continueFade(origin, fade)])
         case .journalRetry:
             journalRetryPending = false
-            let waiting = unjournaled.sorted { $0.key.description < $1.key.description }.map { HandedVerdict($0.key, $0.value) }
+            let waiting = unjournaled.sorted { $0.key.description < $1.key.description }.map {
+                HandedVerdict($0.key, $0.value)
+            }
             unjournaled.removeAll()
             return run([.enforce(waiting)])
         }

@@ -32,10 +32,14 @@ extension StreamMachine {
             unjournaled[origin] = nil
             let before = ledger.entries[origin]?.writtenVolume
             fades[origin] = nil
-            plan.planned.append(.init(origin: origin, before: before, writes: ledger.apply(verdict, to: origin, device: device)))
+            plan.planned.append(
+                .init(origin: origin, before: before, writes: ledger.apply(verdict, to: origin, device: device))
+            )
         }
         // Every entry the turn needs goes to disk first, in one write.
-        let needed = plan.planned.filter { $0.writes.contains(where: holdsBack) }.map(\.origin).filter(journalNeedsWrite)
+        let needed = plan.planned.filter { $0.writes.contains(where: holdsBack) }.map(\.origin).filter(
+            journalNeedsWrite
+        )
         guard needed.isEmpty else { return askToWrite(journalAhead(), then: .verdicts(plan, needed: needed)) }
         return finishVerdicts(plan, refused: [])
     }

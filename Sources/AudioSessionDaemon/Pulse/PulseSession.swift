@@ -58,7 +58,10 @@ struct PulseSession {
         try await feed(.defaultSinkKnown(info.defaultSinkName))
         if let journalPath {
             let server = JournalServerIdentity(address: serverAddress, info: info)
-            let keeper = await JournalRecovery(connection: connection, logger: logger).recover(path: journalPath, server: server)
+            let keeper = await JournalRecovery(connection: connection, logger: logger).recover(
+                path: journalPath,
+                server: server
+            )
             journal = keeper
             try await feed(.journalOpened(written: keeper.written, mayHoldOlderEntries: keeper.mayHoldOlderEntries))
         }
@@ -96,7 +99,9 @@ struct PulseSession {
         case (.sink, .remove): try await feed(.sinkRemoved(index))
         case (.source, .remove): try await feed(.sourceRemoved(index))
         case (.sink, _):
-            if let sink = try await connection.sinks().first(where: { $0.index == index }) { try await feed(report(sink)) }
+            if let sink = try await connection.sinks().first(where: { $0.index == index }) {
+                try await feed(report(sink))
+            }
         case (.source, _):
             if let source = try await connection.sources().first(where: { $0.index == index }) {
                 try await feed(report(source))
@@ -180,7 +185,9 @@ struct PulseSession {
                 for writes in writesByStream {
                     group.addTask {
                         for write in writes {
-                            do { try await Self.issue(write, on: connection) } catch { logger.debug("\(write) failed: \(error)") }
+                            do { try await Self.issue(write, on: connection) } catch {
+                                logger.debug("\(write) failed: \(error)")
+                            }
                         }
                     }
                 }
@@ -193,7 +200,9 @@ struct PulseSession {
             do {
                 guard try await connection.streamRestoreEntry(entry.key) != nil else { return nil }
                 try await connection.writeStreamRestoreEntry(entry)
-                logger.info("\(origin) ended with a policy value in force; saved state of \(entry.key) given back the user's values")
+                logger.info(
+                    "\(origin) ended with a policy value in force; saved state of \(entry.key) given back the user's values"
+                )
             } catch {
                 logger.debug("no saved stream state to mend for \(entry.key): \(error)")
             }
@@ -234,11 +243,17 @@ struct PulseSession {
     private func log(_ line: StreamLogLine) {
         switch line {
         case .policyValuesTakenBack(let origin):
-            logger.info("\(origin) started with the policy's values the server kept from its app's last stream; given its user's values")
+            logger.info(
+                "\(origin) started with the policy's values the server kept from its app's last stream; given its user's values"
+            )
         case .policyValuesOfAnotherStreamTakenBack(let origin, let key):
-            logger.info("\(origin) started with the policy's values of another stream of its kind (\(key)), which the server saved for it; given that stream's user values")
+            logger.info(
+                "\(origin) started with the policy's values of another stream of its kind (\(key)), which the server saved for it; given that stream's user values"
+            )
         case .heldAfterMove(let origin):
-            logger.info("\(origin) moved by the server: held muted \(ContinuousClock.now - reportRead) after the report")
+            logger.info(
+                "\(origin) moved by the server: held muted \(ContinuousClock.now - reportRead) after the report"
+            )
         case .verdictsWaitForJournal(let count):
             logger.debug("\(count) verdicts not carried out: the stream journal cannot be written")
         case .writeNotMade(let write):
