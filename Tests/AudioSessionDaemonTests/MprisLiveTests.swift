@@ -194,7 +194,7 @@ final class MprisRig: @unchecked Sendable {
     }
 
     /// Until the daemon has taken mpv's stream as running or paused (a pause counts once it has settled,
-    /// `PulseSession.pauseSettling`: the user's next press must come after it to be seen).
+    /// `StreamMachine.pauseSettling`: the user's next press must come after it to be seen).
     func waitUntilTheDaemonSees(_ stream: PulseSinkInput, running: Bool) async throws {
         try await eventually("the daemon sees mpv's stream \(running ? "running" : "paused")") {
             try self.live.client().result(Request(.status)).status?.streams

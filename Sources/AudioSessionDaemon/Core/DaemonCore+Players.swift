@@ -7,7 +7,7 @@ extension DaemonCore {
     /// How long a player that answered a pause in time has to stop its stream before the engine's timer gives it
     /// up (P6). The answer itself must come within `playerTimeoutMs` (the command is sent with that timeout);
     /// the stream's stop then reaches the daemon through the sound server, which reports a pause only once it
-    /// has settled (`PulseSession.pauseSettling`), so it cannot be held to the same 250 ms.
+    /// has settled (`StreamMachine.pauseSettling`), so it cannot be held to the same 250 ms.
     static let pausedStreamAllowanceMs = 1000
 
     mutating func handle(_ fact: PlayerFact) {

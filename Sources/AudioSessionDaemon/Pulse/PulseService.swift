@@ -166,17 +166,11 @@ enum PulseWork: Sendable {
     case event(PulseEvent)
     /// Verdicts are waiting: carry out all there are.
     case verdicts
-    /// The next step of a stream's fade, if that fade is still the current one.
-    case fadeStep(StreamOrigin, fade: Int)
-    /// A stream held muted after the server moved it: ask the policy again if it has not spoken.
-    case holdExpired(StreamOrigin)
-    /// A running stream corked a while ago: report it paused if it still is.
-    case pauseSettled(StreamOrigin, pause: Int)
+    /// A timer the stream machine asked for ran out.
+    case timerFired(StreamTimer)
     /// Reloaded port rules: map the devices again.
     case rules(PortRules)
     /// A reloaded fade time, for the fades that start from now on.
     case fade(Int)
-    /// Verdicts that waited for the stream journal (a full disk): try them again.
-    case journalRetry
     case shutdown
 }

@@ -1,0 +1,140 @@
+import AudioSessionPolicy
+import PulseBackend
+
+// MARK: The agenda
+
+extension StreamMachine {
+    /// A piece of an event's work; a step that asks a question leaves the rest for after its answer.
+    enum Step: Sendable {
+        case act(StreamAction)
+        case report(StreamReport, processLine: [Int32]?)
+        case reportTail(StreamReport, StreamLedger.Observation, processLine: [Int32]?)
+        /// One write, journaled ahead if it holds the stream back from its user's values.
+        case perform(StreamLedger.Write)
+        case enforce([HandedVerdict])
+        case continueFade(StreamOrigin, Int)
+        case clearJournal
+    }
+
+    enum Awaiting: Sendable {
+        case restoreEntry(StreamReport, processLine: [Int32]?)
+        case journal(then: AfterJournal)
+        case corked(StreamOrigin)
+        case sinkListed(chosen: Port)
+    }
+
+    enum AfterJournal: Sendable {
+        case perform(StreamLedger.Write)
+        case verdicts(VerdictPlan, needed: [StreamOrigin])
+        case endOfTurn
+        case clear
+    }
+
+    /// Runs `steps` before whatever the event in hand has left, until done or waiting for an answer.
+    mutating func run(_ steps: [Step]) -> [StreamAction] {
+        agenda.insert(contentsOf: steps, at: 0)
+        return drain()
+    }
+
+    mutating func drain() -> [StreamAction] {
+        var actions: [StreamAction] = []
+        while awaiting == nil, !agenda.isEmpty {
+            actions += take(agenda.removeFirst())
+        }
+        return actions
+    }
+
+    mutating func take(_ step: Step) -> [StreamAction] {
+        switch step {
+        case .act(let action): return [action]
+        case .report(let report, let processLine):
+            observe(report, processLine: processLine)
+            return []
+        case .reportTail(let report, let observation, let processLine):
+            return reportTail(report, observation, processLine: processLine)
+        case .perform(let write): return perform(write)
+        case .enforce(let verdicts): return enforce(verdicts)
+        case .continueFade(let origin, let fade):
+            continueFade(origin, fade)
+            return []
+        case .clearJournal:
+            guard let journal else { return [] }
+            guard !journal.written.isEmpty || journal.mayHoldOlderEntries else {
+                self.journal = nil
+                return []
+            }
+            return askToWrite([:], then: .clear)
+        }
+    }
+
+    mutating func askToWrite(
+        _ entries: [StreamOrigin: JournalStreamEntry],
+        then next: AfterJournal
+    ) -> [StreamAction] {
+        journalPending = entries
+        awaiting = .journal(then: next)
+        return [.writeJournal(entries)]
+    }
+
+    mutating func journalWritten(succeeded: Bool) -> [StreamAction] {
+        guard case .journal(let next) = awaiting else { return [] }
+        awaiting = nil
+        if succeeded {
+            journal?.written = journalPending
+            journal?.mayHoldOlderEntries = false
+        }
+        journalPending = [:]
+        switch next {
+        case .perform(let write): return finishPerform(write) + drain()
+        case .verdicts(let plan, let needed):
+            let refused = Set(needed.filter(journalNeedsWrite))
+            return finishVerdicts(plan, refused: refused) + drain()
+        case .endOfTurn: return drain()
+        case .clear:
+            journal = nil
+            return drain()
+        }
+    }
+
+    /// The end of a turn: the whole journal as the ledger calls for it. Ahead of a write only additions and
+    /// changes are made; an entry goes away here, once the writes that gave the user's values back were made.
+    mutating func turnEnded() -> [StreamAction] {
+        guard let journal, awaiting == nil else { return [] }
+        var entries: [StreamOrigin: JournalStreamEntry] = [:]
+        for origin in ledger.entries.keys {
+            if let entry = journalEntry(for: origin, widening: fades[origin] != nil) { entries[origin] = entry }
+        }
+        guard entries != journal.written || journal.mayHoldOlderEntries else { return [] }
+        return askToWrite(entries, then: .endOfTurn)
+    }
+
+    // MARK: Writes
+
+    /// One write; a write whose journal entry could not be written is not made (a stream the server moved is
+    /// then not held muted; a fade step is skipped).
+    mutating func perform(_ write: StreamLedger.Write) -> [StreamAction] {
+        if journalNeedsWrite(write.origin) { return askToWrite(journalAhead(), then: .perform(write)) }
+        return finishPerform(write)
+    }
+
+    mutating func finishPerform(_ write: StreamLedger.Write) -> [StreamAction] {
+        guard !journalNeedsWrite(write.origin) || !holdsBack(write) else {
+            ledger.notMade(write)
+            return [.log(.writeNotMade(write))]
+        }
+        if case .volume(let origin, let volume) = write { ledger.noteWritten(volume, for: origin) }
+        return [.write(write)]
+    }
+
+    /// Whether a write takes a stream farther from its user's values (a mute, a move, a quieter volume): only
+    /// those wait for the journal; one that gives values back is made whatever the disk says.
+    func holdsBack(_ write: StreamLedger.Write) -> Bool {
+        switch write {
+        case .mute(_, let muted): return muted
+        case .move: return true
+        case .volume(let origin, let volume):
+            guard let written = ledger.entries[origin]?.writtenVolume else { return false }
+            return StreamLedger.loudness(volume) < StreamLedger.loudness(written)
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import AudioSessionPolicy
+import PulseBackend
+
+// MARK: Verdicts
+
+extension StreamMachine {
+    struct VerdictPlan: Sendable {
+        struct Planned: Sendable {
+            var origin: StreamOrigin
+            /// The volume written before, where a fade starts; nil: no fade.
+            var before: PulseVolume?
+            var writes: [StreamLedger.Write]
+        }
+        var latest: [StreamOrigin: StreamVerdict] = [:]
+        var order: [StreamOrigin] = []
+        var planned: [Planned] = []
+        var entriesBefore: [StreamOrigin: StreamLedger.Entry] = [:]
+    }
+
+    /// The verdicts the policy handed over since the last turn, in one turn: the ledger takes them all in
+    /// first, so that one journal write (ahead of the first server write) covers every stream they change. A
+    /// verdict says all of how a stream is to sound, so only a stream's latest one counts.
+    mutating func enforce(_ verdicts: [HandedVerdict]) -> [StreamAction] {
+        var plan = VerdictPlan()
+        for handed in verdicts where plan.latest.updateValue(handed.verdict, forKey: handed.origin) == nil {
+            plan.order.append(handed.origin)
+        }
+        for origin in plan.order {
+            let verdict = plan.latest[origin]!
+            let device = devices.device(for: verdict.port, isSink: origin.isSinkInput)
+            plan.entriesBefore[origin] = ledger.entries[origin]
+            unjournaled[origin] = nil
+            let before = ledger.entries[origin]?.writtenVolume
+            fades[origin] = nil
+            plan.planned.append(
+                .init(origin: origin, before: before, writes: ledger.apply(verdict, to: origin, device: device))
+            )
+        }
+        // Every entry the turn needs goes to disk first, in one write.
+        let needed = plan.planned.filter { $0.writes.contains(where: holdsBack) }.map(\.origin).filter(
+            journalNeedsWrite
+        )
+        guard needed.isEmpty else { return askToWrite(journalAhead(), then: .verdicts(plan, needed: needed)) }
+        return finishVerdicts(plan, refused: [])
+    }
+
+    /// A stream whose entry could not be written (the disk is full) keeps its user's values: the policy does not
+    /// hold silenced what a crash could leave silenced with nothing on disk to undo it. Its verdict waits and is
+    /// tried again. Giving a stream back its user's values needs no entry, and is never held back.
+    mutating func finishVerdicts(_ plan: VerdictPlan, refused: Set<StreamOrigin>) -> [StreamAction] {
+        var actions: [StreamAction] = []
+        var planned = plan.planned
+        if !refused.isEmpty {
+            planned.removeAll { refused.contains($0.origin) }
+            for origin in plan.order where refused.contains(origin) {
+                let verdict = plan.latest[origin]!
+                ledger.putBack(plan.entriesBefore[origin], for: origin)
+                unjournaled[origin] = verdict
+                // What gives the stream back toward its user's values (an unmute, a louder volume) is made now.
+                let device = devices.device(for: verdict.port, isSink: origin.isSinkInput)
+                let givingBack = ledger.giveBack(verdict, to: origin, device: device)
+                if !givingBack.isEmpty { planned.append(.init(origin: origin, before: nil, writes: givingBack)) }
+            }
+            actions.append(.log(.verdictsWaitForJournal(count: refused.count)))
+            if !journalRetryPending {
+                journalRetryPending = true
+                actions.append(.startTimer(.journalRetry, after: Self.journalRetry))
+            }
+        }
+        // The writes of the turn are issued together (each stream's in order) and awaited together: one round
+        // trip for the turn instead of one per write, and still no report is read before they are all done.
+        var writesByStream: [[StreamLedger.Write]] = []
+        var fading: [Step] = []
+        for stream in planned {
+            var direct: [StreamLedger.Write] = []
+            for write in stream.writes {
+                if case .volume(let origin, let target) = write, let before = stream.before, fadeMilliseconds > 0,
+                    origin.isSinkInput
+                {
+                    startFade(origin, from: before, to: target)
+                } else {
+                    if case .volume(let origin, let volume) = write { ledger.noteWritten(volume, for: origin) }
+                    direct.append(write)
+                }
+            }
+            if !direct.isEmpty { writesByStream.append(direct) }
+            if let fade = fades[stream.origin] { fading.append(.continueFade(stream.origin, fade.id)) }
+        }
+        if !writesByStream.isEmpty { actions.append(.writeTogether(writesByStream)) }
+        agenda.insert(contentsOf: fading, at: 0)
+        return actions
+    }
+
+    // MARK: Fades
+
+    /// Ducking and its end are reached in steps over `duckFadeMs` (O7), never in one jump.
+    mutating func startFade(_ origin: StreamOrigin, from: PulseVolume, to: PulseVolume) {
+        let steps = StreamLedger.fadeSteps(
+            from: from,
+            to: to,
+            milliseconds: fadeMilliseconds,
+            stepMilliseconds: Self.fadeStepMilliseconds
+        )
+        fades[origin] = Fade(id: nextFade, steps: steps)
+        nextFade += 1
+    }
+
+    mutating func continueFade(_ origin: StreamOrigin, _ id: Int) {
+        guard var fade = fades[origin], fade.id == id, !fade.steps.isEmpty else { return }
+        let volume = fade.steps.removeFirst()
+        fades[origin] = fade.steps.isEmpty ? nil : fade
+        var next: [Step] = [.perform(.volume(origin, volume))]
+        if !fade.steps.isEmpty { next.append(.act(.startTimer(.fadeStep(origin, id), after: Self.fadeStep))) }
+        agenda.insert(contentsOf: next, at: 0)
+    }
+}

@@ -1,0 +1,167 @@
+import AudioSessionPolicy
+// PulseVolume (its scale and `scaled(by:)` are libpulse's cubic curve, as in `StreamLedger`) and
+// PulseStreamRestoreEntry are values here; nothing of the connection is used.
+import PulseBackend
+
+/// The decisions of one sound-server connection, as a value: the server's facts and the policy's verdicts in,
+/// what to tell the policy, write to the server, journal, ask and wait for out (`StreamAction`). No I/O, no
+/// clock: timers are actions (`startTimer`) that come back as `timerFired`.
+///
+/// The shell (`PulseSession`) runs the actions in order and makes one server call at a time, so every report
+/// it hands in already shows the machine's own writes. Where a decision needs something only the server or the
+/// disk can say (a saved restore entry, whether a stream is still corked, whether the journal could be
+/// written), the machine asks (`StreamAction.isQuestion`, always the last action of a list) and goes on with
+/// the answer, which the shell hands in before any other event.
+struct StreamMachine: Sendable {
+    /// How long ducking and its end take (duckFadeMs); a reload changes it.
+    private(set) var fadeMilliseconds: Int
+    private(set) var devices = DeviceTable()
+    var ledger = StreamLedger()
+    /// Sources that are sinks' monitors: what the machine plays, not the user's voice.
+    var monitorSources: Set<UInt32> = []
+    var defaultSink: String?
+    var fades: [StreamOrigin: Fade] = [:]
+    var nextFade = 1
+    /// module-stream-restore's entry for each stream as it was when the stream appeared (nil inside: none), so
+    /// that what the policy made it save (a ducked volume, a mute, a device) can be undone when it ends.
+    var savedBeforePolicy: [StreamOrigin: PulseStreamRestoreEntry?] = [:]
+    /// Whether each stream was last reported running, and the pauses not reported yet (see `reportStream`).
+    var reportedRunning: [StreamOrigin: Bool] = [:]
+    var unsettledPauses: [StreamOrigin: Int] = [:]
+    var nextPause = 1
+    var lastReported: [StreamOrigin: SoundStream] = [:]
+    /// Each playback stream's process and its ancestors, read by the shell when it first appears (section 6b).
+    var processLines: [StreamOrigin: [Int32]] = [:]
+    /// What the stream journal holds; nil: no journal (no state directory, or after shutdown).
+    var journal: JournalOnDisk?
+    /// What is being written to the journal, until its answer.
+    var journalPending: [StreamOrigin: JournalStreamEntry] = [:]
+    /// Verdicts not carried out because the journal could not be written ahead of them (a full disk): the
+    /// stream keeps its user's values meanwhile, and they are tried again after `journalRetry`.
+    var unjournaled: [StreamOrigin: StreamVerdict] = [:]
+    var journalRetryPending = false
+    /// Work of the event in hand still to do (`StreamMachine+Agenda.swift`), and the answer it waits for.
+    var agenda: [Step] = []
+    var awaiting: Awaiting?
+
+    /// How long a running stream must stay corked to count as paused: PipeWire corks a stream for a few
+    /// milliseconds while it moves it, which is not the app pausing (a pause then play would restart a stream
+    /// R4 stopped, O3).
+    static let pauseSettling = Duration.milliseconds(150)
+    /// How long a stream the server moved stays held muted when no verdict comes.
+    static let holdAfterMove = Duration.milliseconds(300)
+    static let fadeStepMilliseconds = 25
+    static let fadeStep = Duration.milliseconds(fadeStepMilliseconds)
+    static let journalRetry = Duration.seconds(1)
+
+    struct JournalOnDisk: Sendable, Equatable {
+        var written: [StreamOrigin: JournalStreamEntry] = [:]
+        /// The file may hold what an earlier daemon wrote: the next end of turn writes it even if unchanged.
+        var mayHoldOlderEntries = false
+    }
+
+    struct Fade: Sendable, Equatable {
+        var id: Int
+        var steps: [PulseVolume]
+    }
+
+    init(fadeMilliseconds: Int) {
+        self.fadeMilliseconds = fadeMilliseconds
+    }
+
+    /// Whether the shell should read the process line of a stream it reports (only when it first appears).
+    func needsProcessLine(_ origin: StreamOrigin) -> Bool { processLines[origin] == nil }
+
+    mutating func handle(_ event: Event) -> [StreamAction] {
+        switch event {
+        case .journalOpened(let written, let older):
+            journal = JournalOnDisk(written: written, mayHoldOlderEntries: older)
+            return []
+        case .defaultSinkKnown(let name):
+            defaultSink = name
+            return []
+        case .inventoryTaken: return [.tell(.inventoryTaken)]
+        case .sinkReported(let index, let name, let port):
+            guard let port else { return [] }
+            return devices.update(index, name: name, port: port, isSink: true).map(StreamAction.tell)
+        case .sinkRemoved(let index): return devices.remove(index, isSink: true).map(StreamAction.tell)
+        case .sourceReported(let index, let name, let port, let isMonitor):
+            guard !isMonitor else {
+                monitorSources.insert(index)
+                return []
+            }
+            guard let port else { return [] }
+            return devices.update(index, name: name, port: port, isSink: false).map(StreamAction.tell)
+        case .sourceRemoved(let index):
+            monitorSources.remove(index)
+            return devices.remove(index, isSink: false).map(StreamAction.tell)
+        case .defaultSinkReported(let name): return defaultSinkReported(name)
+        case .streamReported(let report, let processLine): return streamReported(report, processLine: processLine)
+        case .streamRemoved(let origin): return streamRemoved(origin)
+        case .verdictsHandedOver(let verdicts): return run([.enforce(verdicts)])
+        case .timerFired(let timer): return timerFired(timer)
+        case .fadeChanged(let milliseconds):
+            fadeMilliseconds = milliseconds
+            return []
+        case .turnEnded: return turnEnded()
+        case .shutdown: return shutdown()
+        case .restoreEntryRead(let entry):
+            guard case .restoreEntry(let report, let processLine) = awaiting else { return [] }
+            awaiting = nil
+            savedBeforePolicy[report.origin] = .some(entry)
+            return run([.report(report, processLine: processLine)])
+        case .journalWritten(let succeeded): return journalWritten(succeeded: succeeded)
+        case .corkedReported(let corked):
+            guard case .corked(let origin) = awaiting else { return [] }
+            awaiting = nil
+            var actions: [StreamAction] = []
+            if corked == true, var paused = lastReported[origin] {
+                paused.isRunning = false
+                reportedRunning[origin] = false
+                actions.append(.tell(.streamSeen(paused)))
+            }
+            return actions + drain()
+        case .sinkListed(let listed):
+            guard case .sinkListed(let chosen) = awaiting else { return [] }
+            awaiting = nil
+            // PulseAudio announces the new default before the removal of the old one: a previous default that
+            // is gone by now was replaced by the server, not by the user.
+            return (listed ? [.tell(.outputSelectedByUser(chosen))] : []) + drain()
+        }
+    }
+
+    // MARK: Devices
+
+    /// A default sink that someone changed to a device that was already there is the user picking an output
+    /// (R3); one the server changed because a device came or went is not.
+    private mutating func defaultSinkReported(_ current: String?) -> [StreamAction] {
+        let previous = defaultSink
+        defaultSink = current
+        guard let current, current != previous, let previous, devices.sink(named: previous) != nil,
+            let chosen = devices.sink(named: current)
+        else { return [] }
+        awaiting = .sinkListed(chosen: chosen.device.port)
+        return [.askSinkListed(previous)]
+    }
+}
+
+extension StreamLedger.Write {
+    var origin: StreamOrigin {
+        switch self {
+        case .volume(let origin, _), .mute(let origin, _), .move(let origin, _): origin
+        }
+    }
+}
+
+extension StreamOrigin {
+    var isSinkInput: Bool {
+        if case .sinkInput = self { return true }
+        return false
+    }
+}
+
+extension DeviceTable {
+    func name(of index: UInt32, isSink: Bool) -> String? {
+        (isSink ? sinks : sources)[index]?.name
+    }
+}

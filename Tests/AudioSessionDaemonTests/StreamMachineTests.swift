@@ -1,0 +1,348 @@
+import AudioSessionPolicy
+import PulseBackend
+import Testing
+
+@testable import AudioSessionDaemon
+
+/// The stream machine from recorded transcripts: the server's facts, the policy's verdicts, timers and answers
+/// in, the exact actions out, line by line. No server, no disk, no clock.
+@Suite struct StreamMachineTests {
+    /// One event and the actions it must give.
+    struct Line: Sendable {
+        var event: StreamMachine.Event
+        var actions: [StreamAction]
+    }
+
+    struct Transcript: Sendable, CustomTestStringConvertible {
+        var name: String
+        var fadeMilliseconds = 0
+        /// With a stream journal (a state directory), empty at the start.
+        var journal = false
+        var lines: [Line]
+        var testDescription: String { name }
+    }
+
+    static func on(_ event: StreamMachine.Event, _ actions: [StreamAction]) -> Line {
+        Line(event: event, actions: actions)
+    }
+
+    // MARK: The recordings' values
+
+    static let music = StreamOrigin.sinkInput(4)
+    static let key = "sink-input-by-media-role:music"
+    static let properties = ["media.role": "music", "application.name": "player", "module-stream-restore.id": key]
+    static let seventy = PulseVolume(channels: [45875, 45875])
+    static let fifty = PulseVolume(channels: [32768, 32768])
+    static let quarter = seventy.scaled(by: 0.25)
+    static let silent = StreamVerdict(level: .silent, port: .speaker, reason: Reason(.A6))
+    static let ducked = StreamVerdict(
+        level: .ducked(gain: 0.25, fadeMilliseconds: 75),
+        port: .speaker,
+        reason: Reason(.O7)
+    )
+    static let audible = StreamVerdict(level: .audible, port: .speaker, reason: Reason(.O8))
+
+    static func report(
+        volume: PulseVolume = seventy,
+        muted: Bool = false,
+        device: UInt32 = 0,
+        corked: Bool = false
+    ) -> StreamReport {
+        StreamReport(
+            origin: music,
+            volume: volume,
+            muted: muted,
+            device: device,
+            corked: corked,
+            properties: properties
+        )
+    }
+
+    static func seen(running: Bool = true, processLine: [Int32] = [42]) -> StreamAction {
+        .tell(
+            .streamSeen(
+                SoundStream(
+                    origin: music,
+                    direction: .output,
+                    properties: properties,
+                    isRunning: running,
+                    processLine: processLine
+                )
+            )
+        )
+    }
+
+    static func verdict(_ verdict: StreamVerdict) -> StreamMachine.Event {
+        .verdictsHandedOver([.init(music, verdict)])
+    }
+
+    static func entry(
+        policyVolume: PulseVolume = seventy,
+        policyMuted: Bool,
+        movedFrom: String? = nil,
+        movedTo: UInt32? = nil
+    ) -> [StreamOrigin: JournalStreamEntry] {
+        [
+            music: JournalStreamEntry(
+                kind: .sinkInput,
+                index: 4,
+                application: "player",
+                processID: nil,
+                role: "music",
+                userVolume: seventy.channels,
+                userMuted: false,
+                policyVolume: policyVolume.channels,
+                policyMuted: policyMuted,
+                movedFrom: movedFrom,
+                movedTo: movedTo,
+                restoreKey: key
+            )
+        ]
+    }
+
+    /// The speaker, and the music stream on it seen for the first time, with no saved restore entry.
+    static let appears: [Line] = [
+        on(.sinkReported(0, name: "speaker", port: .speaker), [.tell(.portAvailable(.speaker))]),
+        on(.streamReported(report(), processLine: [42]), [.readRestoreEntry(key)]),
+        on(.restoreEntryRead(nil), [seen()]),
+        on(.turnEnded, []),
+    ]
+
+    static let fadeDown = StreamLedger.fadeSteps(from: seventy, to: quarter, milliseconds: 75)
+    static let fadeUp = StreamLedger.fadeSteps(from: quarter, to: seventy, milliseconds: 75)
+
+    static let transcripts: [Transcript] = [
+        Transcript(name: "a stream that appears is told with its values and process line", lines: appears),
+        Transcript(
+            name: "a verdict that mutes writes the journal first, then the mute",
+            journal: true,
+            lines: appears + [
+                on(verdict(silent), [.writeJournal(entry(policyMuted: true))]),
+                on(.journalWritten(succeeded: true), [.writeTogether([[.mute(music, true)]])]),
+                on(.turnEnded, []),
+                on(verdict(audible), [.writeTogether([[.mute(music, false)]])]),
+                on(.turnEnded, [.writeJournal([:])]),
+                on(.journalWritten(succeeded: true), []),
+            ]
+        ),
+        Transcript(
+            name: "a volume the user sets while ducked stops the fade and stands",
+            fadeMilliseconds: 75,
+            journal: true,
+            lines: appears + [
+                on(verdict(ducked), [.writeJournal(entry(policyVolume: quarter, policyMuted: false))]),
+                on(
+                    .journalWritten(succeeded: true),
+                    [.write(.volume(music, fadeDown[0])), .startTimer(.fadeStep(music, 1), after: .milliseconds(25))]
+                ),
+                on(.turnEnded, []),
+                on(.streamReported(report(volume: fifty)), [seen()]),
+                on(.turnEnded, [.writeJournal([:])]),
+                on(.journalWritten(succeeded: true), []),
+                on(.timerFired(.fadeStep(music, 1)), []),
+                on(verdict(audible), []),
+                on(.turnEnded, []),
+            ]
+        ),
+        Transcript(
+            name: "a corked stream is told paused only once it stayed corked past the settling time",
+            lines: appears + [
+                on(
+                    .streamReported(report(corked: true)),
+                    [.startTimer(.pauseSettled(music, 1), after: .milliseconds(150))]
+                ),
+                on(.streamReported(report(corked: false)), [seen()]),
+                on(.timerFired(.pauseSettled(music, 1)), []),
+                on(
+                    .streamReported(report(corked: true)),
+                    [.startTimer(.pauseSettled(music, 2), after: .milliseconds(150))]
+                ),
+                on(.streamReported(report(corked: true)), []),
+                on(.timerFired(.pauseSettled(music, 2)), [.askCorked(music)]),
+                on(.corkedReported(true), [seen(running: false)]),
+            ]
+        ),
+        Transcript(
+            name: "a stream the server moves is held muted, journaled first, and the policy asked again after the hold",
+            journal: true,
+            lines: appears + [
+                on(.sinkReported(1, name: "headphones", port: .headphones), [.tell(.portAvailable(.headphones))]),
+                on(.streamReported(report(device: 1)), [.writeJournal(entry(policyMuted: true))]),
+                on(
+                    .journalWritten(succeeded: true),
+                    [
+                        .write(.mute(music, true)), .log(.heldAfterMove(music)),
+                        .startTimer(.holdExpired(music), after: .milliseconds(300)), seen(),
+                    ]
+                ),
+                on(.turnEnded, []),
+                on(.timerFired(.holdExpired(music)), [.tell(.streamMovedByServer(music))]),
+                // The policy's verdict ends the hold: the stream goes back to the speaker (a move of the policy's,
+                // journaled first) and is heard again; a later expiry asks nothing.
+                on(verdict(audible), [.writeJournal(entry(policyMuted: true, movedFrom: "headphones", movedTo: 0))]),
+                on(
+                    .journalWritten(succeeded: true),
+                    [.writeTogether([[.move(music, toDevice: 0), .mute(music, false)]])]
+                ),
+                on(.timerFired(.holdExpired(music)), []),
+            ]
+        ),
+        Transcript(
+            name: "ducking and its end are reached in 25 ms steps over the fade time",
+            fadeMilliseconds: 75,
+            lines: appears + [
+                on(
+                    verdict(ducked),
+                    [.write(.volume(music, fadeDown[0])), .startTimer(.fadeStep(music, 1), after: .milliseconds(25))]
+                ),
+                on(
+                    .timerFired(.fadeStep(music, 1)),
+                    [.write(.volume(music, fadeDown[1])), .startTimer(.fadeStep(music, 1), after: .milliseconds(25))]
+                ),
+                on(.timerFired(.fadeStep(music, 1)), [.write(.volume(music, fadeDown[2]))]),
+                on(.timerFired(.fadeStep(music, 1)), []),
+                on(
+                    verdict(audible),
+                    [.write(.volume(music, fadeUp[0])), .startTimer(.fadeStep(music, 2), after: .milliseconds(25))]
+                ),
+                // A verdict during a fade replaces it: the old fade's steps are not made.
+                on(
+                    verdict(ducked),
+                    [
+                        .write(
+                            .volume(music, StreamLedger.fadeSteps(from: fadeUp[0], to: quarter, milliseconds: 75)[0])
+                        ), .startTimer(.fadeStep(music, 3), after: .milliseconds(25)),
+                    ]
+                ),
+                on(.timerFired(.fadeStep(music, 2)), []),
+            ]
+        ),
+        Transcript(
+            name: "a full disk: the verdict waits, what gives back is made, and it is tried again",
+            journal: true,
+            lines: appears + [
+                on(verdict(silent), [.writeJournal(entry(policyMuted: true))]),
+                on(.journalWritten(succeeded: true), [.writeTogether([[.mute(music, true)]])]),
+                on(.turnEnded, []),
+                // The disk is full now: muted -> ducked needs a new entry, which cannot be written.
+                on(verdict(ducked), [.writeJournal(entry(policyVolume: quarter, policyMuted: true))]),
+                on(
+                    .journalWritten(succeeded: false),
+                    [
+                        .log(.verdictsWaitForJournal(count: 1)), .startTimer(.journalRetry, after: .seconds(1)),
+                        .writeTogether([[.mute(music, false)]]),
+                    ]
+                ),
+                on(.turnEnded, [.writeJournal([:])]),
+                on(.journalWritten(succeeded: false), []),
+                // A second verdict that cannot be journaled does not start a second retry.
+                on(verdict(ducked), [.writeJournal(entry(policyVolume: quarter, policyMuted: true))]),
+                on(.journalWritten(succeeded: false), [.log(.verdictsWaitForJournal(count: 1))]),
+                on(.turnEnded, [.writeJournal([:])]),
+                on(.journalWritten(succeeded: false), []),
+                // Room again.
+                on(.timerFired(.journalRetry), [.writeJournal(entry(policyVolume: quarter, policyMuted: true))]),
+                on(.journalWritten(succeeded: true), [.writeTogether([[.volume(music, quarter)]])]),
+                on(.turnEnded, [.writeJournal(entry(policyVolume: quarter, policyMuted: false))]),
+                on(.journalWritten(succeeded: true), []),
+            ]
+        ),
+        Transcript(
+            name: "a stream that ends with a policy value in force has its saved restore entry mended",
+            lines: [
+                on(.sinkReported(0, name: "speaker", port: .speaker), [.tell(.portAvailable(.speaker))]),
+                on(.streamReported(report(), processLine: [42]), [.readRestoreEntry(key)]),
+                on(
+                    .restoreEntryRead(
+                        PulseStreamRestoreEntry(key: key, volume: seventy, muted: false, device: "speaker")
+                    ),
+                    [seen()]
+                ),
+                on(verdict(silent), [.writeTogether([[.mute(music, true)]])]),
+                on(
+                    .streamRemoved(music),
+                    [
+                        .tell(.streamGone(music)),
+                        .mendRestoreEntry(
+                            music,
+                            PulseStreamRestoreEntry(key: key, volume: seventy, muted: false, device: "speaker")
+                        ),
+                    ]
+                ),
+            ]
+        ),
+        Transcript(
+            name: "a stream that ends with its user's values leaves the restore entry alone",
+            lines: appears + [
+                on(verdict(audible), []),
+                on(.streamRemoved(music), [.tell(.streamGone(music))]),
+            ]
+        ),
+        Transcript(
+            name: "shutdown gives every value back, then empties the journal",
+            journal: true,
+            lines: appears + [
+                on(verdict(silent), [.writeJournal(entry(policyMuted: true))]),
+                on(.journalWritten(succeeded: true), [.writeTogether([[.mute(music, true)]])]),
+                on(.shutdown, [.write(.mute(music, false)), .writeJournal([:])]),
+                on(.journalWritten(succeeded: true), [.log(.gaveBack(writes: 1))]),
+                on(.turnEnded, []),
+            ]
+        ),
+        Transcript(
+            name: "a default sink someone else picks among the devices there is the user's choice",
+            lines: [
+                on(.sinkReported(0, name: "speaker", port: .speaker), [.tell(.portAvailable(.speaker))]),
+                on(.sinkReported(1, name: "headphones", port: .headphones), [.tell(.portAvailable(.headphones))]),
+                on(.defaultSinkKnown("speaker"), []),
+                on(.defaultSinkReported("headphones"), [.askSinkListed("speaker")]),
+                on(.sinkListed(true), [.tell(.outputSelectedByUser(.headphones))]),
+                // The server's own change: the old default is gone by the time it is asked about.
+                on(.defaultSinkReported("speaker"), [.askSinkListed("headphones")]),
+                on(.sinkListed(false), []),
+                on(.defaultSinkReported("speaker"), []),
+            ]
+        ),
+        Transcript(
+            name: "a recorder of a sink's monitor is none of the policy's",
+            lines: [
+                on(.sourceReported(2, name: "speaker.monitor", port: nil, isMonitor: true), []),
+                on(
+                    .streamReported(
+                        StreamReport(
+                            origin: .sourceOutput(7),
+                            volume: seventy,
+                            muted: false,
+                            device: 2,
+                            corked: false,
+                            properties: [:]
+                        )
+                    ),
+                    []
+                ),
+            ]
+        ),
+    ]
+
+    @Test(arguments: transcripts) func transcript(_ transcript: Transcript) {
+        var machine = StreamMachine(fadeMilliseconds: transcript.fadeMilliseconds)
+        if transcript.journal {
+            #expect(machine.handle(.journalOpened(written: [:], mayHoldOlderEntries: false)) == [])
+        }
+        for (number, line) in transcript.lines.enumerated() {
+            let actions = machine.handle(line.event)
+            #expect(actions == line.actions, "line \(number + 1): \(line.event)")
+            #expect(actions.dropLast().allSatisfy { !$0.isQuestion }, "a question is the last action of its list")
+        }
+    }
+
+    /// A journal an earlier daemon's entries may still be in is written at the end of the first turn, even
+    /// with nothing to journal.
+    @Test func aJournalThatMayHoldOlderEntriesIsWrittenAtTheFirstEndOfTurn() {
+        var machine = StreamMachine(fadeMilliseconds: 0)
+        _ = machine.handle(.journalOpened(written: [:], mayHoldOlderEntries: true))
+        #expect(machine.handle(.turnEnded) == [.writeJournal([:])])
+        #expect(machine.handle(.journalWritten(succeeded: true)) == [])
+        #expect(machine.handle(.turnEnded) == [])
+    }
+}
