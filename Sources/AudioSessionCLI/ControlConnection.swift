@@ -25,9 +25,6 @@ final class ControlConnection {
         }
     }
 
-    /// How long a read waits for the daemon; nil: as long as it takes.
-    var readTimeout: Duration? { socket.readTimeout }
-
     /// Sends a request and returns its reply.
     func call(_ request: Request) throws -> Reply {
         var request = request

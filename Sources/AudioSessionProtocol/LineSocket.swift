@@ -98,13 +98,24 @@ public final class LineSocket {
             var line = Array(buffer[..<newline])
             buffer.removeSubrange(...newline)
             if line.last == UInt8(ascii: "\r") { line.removeLast() }
-            if line.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) { return line }
+            if line.contains(where: { !Self.isBlank($0) }) { return line }
         }
         return nil
     }
 
-    /// Whether a whole line is waiting (then no read is needed for `readLine()`).
-    public var hasBufferedLine: Bool { buffer.contains(UInt8(ascii: "\n")) }
+    /// Whether a whole line that is not blank is waiting (then `readLine()` needs no read).
+    public var hasBufferedLine: Bool {
+        var start = buffer.startIndex
+        while let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            if buffer[start..<newline].contains(where: { !Self.isBlank($0) }) { return true }
+            start = newline + 1
+        }
+        return false
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+    }
 
     /// Reads what has arrived, with one `read` (waiting for it unless `poll` said it is there).
     public func fill() throws(Failure) {

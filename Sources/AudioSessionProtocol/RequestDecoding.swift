@@ -141,7 +141,7 @@ private struct FieldReader {
 
     /// A field `Operation.fields` marks as required, whose presence was checked before its value was read.
     private func required<Value>(_ key: String, _ value: Value?) throws(ProtocolError) -> Value {
-        guard let value else { throw ProtocolError(.missingField, "\(key): needed", field: key) }
+        guard let value else { throw ProtocolError(.missingField, "\(key): the request needs it", field: key) }
         return value
     }
 

@@ -46,6 +46,7 @@ final class TestDaemon: Sendable {
     /// Starts the daemon and waits until it accepts a connection (its socket file is there from `bind()`, a
     /// moment before it listens); each start logs to a file of its own, named in a failure.
     func start() async throws {
+        await stop()
         guard FileManager.default.isExecutableFile(atPath: Self.daemonPath) else {
             throw DaemonTestError("no daemon binary at \(Self.daemonPath): build every product first (`swift build`)")
         }

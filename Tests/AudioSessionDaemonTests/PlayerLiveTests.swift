@@ -60,10 +60,12 @@ import Testing
         throw LiveTestError("the player's ALSA stream did not appear on the server within 15 s")
     }
 
-    /// The player's stream as the server has it now, running or not. Not one index for the whole test: after
-    /// an underrun (a loaded machine starves the player) ALSA's pulse plugin replaces its stream with a new one.
+    /// The player's stream as the server has it now, running or not: its newest. Not one index for the whole
+    /// test: after an underrun (a loaded machine starves the player) ALSA's pulse plugin replaces its stream with
+    /// a new one, and the old one may still be listed a moment.
     static func playerStreamNow(_ live: LiveDaemon) async throws -> PulseSinkInput? {
-        try await live.observer.sinkInputs().first { $0.properties["application.process.binary"] == "audiosessionctl" }
+        try await live.observer.sinkInputs().filter { $0.properties["application.process.binary"] == "audiosessionctl" }
+            .max { $0.index < $1.index }
     }
 
     /// The loudness of what the speaker plays, from its monitor: root mean square of 0.4 s of 16-bit samples.

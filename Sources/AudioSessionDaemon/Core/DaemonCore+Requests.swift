@@ -170,8 +170,7 @@ extension DaemonCore {
     }
 
     /// A session by number or app name.
-    func resolve(_ reference: String?) -> SessionID? {
-        guard let reference else { return nil }
+    func resolve(_ reference: String) -> SessionID? {
         if let number = Int(reference), engine.hasSession(SessionID(number)) { return SessionID(number) }
         return sessionNames.filter { $0.value == reference }.keys.min()
     }
@@ -206,7 +205,7 @@ extension DaemonCore {
         badField("stream", "stream \(number) was never started")
     }
 
-    private func unknownSession(_ reference: String?) -> ErrorBody {
-        ErrorBody(code: PolicyErrorCode.badParam.rawValue, message: "session: there is no session '\(reference ?? "")'", field: "session")
+    private func unknownSession(_ reference: String) -> ErrorBody {
+        ErrorBody(code: PolicyErrorCode.badParam.rawValue, message: "session: there is no session '\(reference)'", field: "session")
     }
 }
