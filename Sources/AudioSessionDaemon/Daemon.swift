@@ -26,6 +26,7 @@ public enum Daemon {
             screenLocked: screenLocked
         )
         var core = DaemonCore(engine: engine, controlUserID: getuid(), soundServer: options.soundServer)
+        core.fileIdentity = { FileIdentity.of(path: $0) }
         core.outputMemory.selection = settings.selectedOutput
         core.callExemptClients = configuration.callExemptClients
         // With jacks to read, their inventory brings the ports first and restores the selection after it, as a

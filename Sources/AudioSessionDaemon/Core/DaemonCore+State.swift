@@ -10,7 +10,7 @@ extension DaemonCore {
 
     /// The reply to a request whose state write failed (a full disk): what could not be written, where and why,
     /// and that nothing was changed.
-    func stateUnavailable(_ problem: StateFiles.WriteError, _ request: Request) -> ErrorBody {
+    func stateUnavailable(_ problem: StateWriteError, _ request: Request) -> ErrorBody {
         let unchanged =
             switch StateNeed(request) {
             case .setting: "the setting was not changed"

@@ -38,12 +38,13 @@ struct DaemonCore: Sendable {
     var feedbackd = FeedbackdLedger()
     /// D8: the clients exempt from A2 by who they are (`DaemonConfiguration.callExemptClients`).
     var callExemptClients: [CallExemptClient] = []
-    /// Which file a configured executable is now. The one look at the file system the core makes: a dialer
-    /// updated since the configuration was read is still recognised.
-    var fileIdentity: @Sendable (String) -> FileIdentity? = { FileIdentity.of(path: $0) }
+    /// Which file a configured executable is now, so that a dialer updated since the configuration was read is
+    /// still recognised. A look at the file system, so the shell's: the daemon gives `FileIdentity.of(path:)`;
+    /// until it does, no file is known.
+    var fileIdentity: @Sendable (String) -> FileIdentity? = { _ in nil }
     /// Why the state directory could not take the write the current request needs (`StateKeeper.prepare`, a
     /// full disk): the request is refused with `stateUnavailable`. Set by the policy loop before each input.
-    var stateProblem: StateFiles.WriteError?
+    var stateProblem: StateWriteError?
     /// The last decisions logged, for `decisions`.
     var recentDecisions = RecentDecisions()
     /// Section 6b: the media players on the session bus, and the sessions they drive.

@@ -17,24 +17,8 @@ import Logging
 /// whatever else stands at one of the daemon's names is reported and moved aside like a corrupt file. The
 /// directory itself is the daemon's own (`StateDirectory.problem(with:)`), so no one else can put a name in it.
 enum StateFiles {
-    struct WriteError: Error, CustomStringConvertible {
-        var description: String
-        /// The file that could not be written (the temporary or the file itself), and the system's reason,
-        /// when the failure was a system call's: what a `stateUnavailable` reply names.
-        var path: String?
-        var code: Int32?
-
-        init(description: String) { self.description = description }
-
-        /// `what` failed on `path` with the current `errno`.
-        static func system(_ what: String, _ path: String) -> WriteError {
-            let code = errno
-            var error = WriteError(description: "\(what) \(path): \(StateFiles.errnoText(code))")
-            error.path = path
-            error.code = code
-            return error
-        }
-    }
+    /// A write that failed (`StateWriteError`, a value the core refuses requests with).
+    typealias WriteError = StateWriteError
 
     /// What a replaced file must survive.
     enum Durability {
@@ -306,5 +290,16 @@ extension StateFiles {
             return version == Value.formatVersion
                 ? nil : "format version \(version), this daemon reads \(Value.formatVersion)"
         }
+    }
+}
+
+extension StateWriteError {
+    /// `what` failed on `path` with the current `errno`.
+    static func system(_ what: String, _ path: String) -> StateWriteError {
+        let code = errno
+        var error = StateWriteError(description: "\(what) \(path): \(StateFiles.errnoText(code))")
+        error.path = path
+        error.code = code
+        return error
     }
 }

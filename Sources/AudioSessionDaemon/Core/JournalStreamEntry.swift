@@ -1,0 +1,49 @@
+// PulseVolume is a value here (its channels are compared); nothing of the connection is used.
+import PulseBackend
+
+/// One entry of the stream journal (`streams.json`, `JournalStreams` in the daemon): a stream the policy changed.
+struct JournalStreamEntry: Codable, Equatable, Sendable {
+    enum Kind: String, Codable, Sendable {
+        case sinkInput = "sink-input"
+        case sourceOutput = "source-output"
+    }
+
+    var kind: Kind
+    var index: UInt32
+    /// What the stream said of itself, to make sure the index is still the same stream.
+    var application: String?
+    var processID: String?
+    var role: String?
+    /// The user's own values.
+    var userVolume: [UInt32]
+    var userMuted: Bool
+    /// What the policy aims at: the user's volume scaled by the duck gain (the stream's volume lies between
+    /// the two while the policy's is in force, a fade included), and whether it mutes the stream.
+    var policyVolume: [UInt32]
+    var policyMuted: Bool
+    /// The device (sink or source name) the stream was on before the policy moved it, and the index of the one
+    /// it moved it to; nil when the policy did not move it.
+    var movedFrom: String?
+    var movedTo: UInt32?
+    /// module-stream-restore's key, and the device its saved entry had before the policy: if the stream ends
+    /// while no daemon runs, the saved entry is given the user's values back on the next start.
+    var restoreKey: String?
+    var restoreDevice: String?
+
+    var origin: StreamOrigin { kind == .sinkInput ? .sinkInput(index) : .sourceOutput(index) }
+
+    /// Whether a stream the server reports now is the one this entry was written for.
+    func isSameStream(_ properties: [String: String]) -> Bool {
+        properties["application.name"] == application && properties["application.process.id"] == processID
+            && properties["media.role"] == role
+    }
+
+    /// Whether `volume` is what the policy left (its aim, the user's volume, or a fade step in between on
+    /// every channel): then putting the user's volume back overwrites nothing the user set.
+    func isPolicyVolume(_ volume: PulseVolume) -> Bool {
+        guard volume.channels.count == userVolume.count, userVolume.count == policyVolume.count else { return false }
+        return zip(volume.channels, zip(userVolume, policyVolume)).allSatisfy { value, bounds in
+            (min(bounds.0, bounds.1)...max(bounds.0, bounds.1)).contains(value)
+        }
+    }
+}
