@@ -73,11 +73,21 @@ let package = Package(
         // The event log's format: the records the daemon appends to `events.jsonl`, their reading, and their export
         // to a scenario (`audiosessionctl journal export`).
         .target(name: "AudioSessionEventLog", dependencies: ["AudioSessionPolicy"]),
+        // The daemon's pure core: sessions, stream bookkeeping, the stream machine, journal entries as values; no I/O.
+        .target(
+            name: "AudioSessionDaemonCore",
+            dependencies: [
+                "AudioSessionPolicy", "AudioSessionConfiguration", "AudioSessionEventLog", "AudioSessionProtocol",
+                // PulseVolume and PulseStreamRestoreEntry, as values (docs/ARCHITECTURE.md says why).
+                "PulseBackend",
+            ]
+        ),
         // The daemon: owns the engine, serves the control socket, enforces verdicts on PulseAudio streams.
         .target(
             name: "AudioSessionDaemon",
             dependencies: [
-                "Locking", "AudioSessionPolicy", "AudioSessionConfiguration", "AudioSessionEventLog", "AudioSessionProtocol",
+                "Locking", "AudioSessionDaemonCore", "AudioSessionPolicy", "AudioSessionConfiguration", "AudioSessionEventLog",
+                "AudioSessionProtocol",
                 "PulseBackend", "AlsaBackend", "DBusBackend",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -169,7 +179,8 @@ let package = Package(
         .testTarget(
             name: "AudioSessionDaemonTests",
             dependencies: [
-                "Locking", "AudioSessionDaemon", "AudioSessionConfiguration", "AudioSessionEventLog", "AudioSessionScenario",
+                "Locking", "AudioSessionDaemon", "AudioSessionDaemonCore", "AudioSessionConfiguration", "AudioSessionEventLog",
+                "AudioSessionScenario",
                 "AudioSessionProtocol", "AudioSessionCLI", "PulseBackend", "AudioSessionTestSupport", "DBusBackend",
             ]
         ),

@@ -1,4 +1,5 @@
 import AudioSessionConfiguration
+import AudioSessionDaemonCore
 import Logging
 import ServiceLifecycle
 import UnixSignals

@@ -1,3 +1,4 @@
+import AudioSessionDaemonCore
 import AudioSessionPolicy
 import AudioSessionProtocol
 import Logging

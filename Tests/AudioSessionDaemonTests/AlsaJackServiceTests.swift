@@ -1,4 +1,5 @@
 import AlsaBackend
+import AudioSessionDaemonCore
 import AudioSessionPolicy
 import AudioSessionConfiguration
 import Foundation

@@ -1,4 +1,5 @@
 import AudioSessionConfiguration
+import AudioSessionDaemonCore
 import AudioSessionEventLog
 import AudioSessionPolicy
 import AudioSessionProtocol

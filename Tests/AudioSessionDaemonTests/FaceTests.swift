@@ -1,3 +1,4 @@
+import AudioSessionDaemonCore
 import Locking
 import AudioSessionDaemon
 import AudioSessionProtocol

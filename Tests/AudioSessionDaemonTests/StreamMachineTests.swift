@@ -1,3 +1,4 @@
+import AudioSessionDaemonCore
 import AudioSessionPolicy
 import PulseBackend
 import Testing

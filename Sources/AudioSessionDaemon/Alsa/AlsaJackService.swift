@@ -1,5 +1,6 @@
 import AlsaBackend
 import AudioSessionConfiguration
+import AudioSessionDaemonCore
 import AudioSessionPolicy
 import Foundation
 import Logging

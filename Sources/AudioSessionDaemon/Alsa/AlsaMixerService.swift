@@ -1,5 +1,6 @@
 import AlsaBackend
 import AudioSessionConfiguration
+import AudioSessionDaemonCore
 import Foundation
 import Logging
 import ServiceLifecycle

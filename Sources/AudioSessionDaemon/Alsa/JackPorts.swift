@@ -1,5 +1,6 @@
 import AlsaBackend
 import AudioSessionConfiguration
+import AudioSessionDaemonCore
 import AudioSessionPolicy
 
 /// Which ports a card's jack controls stand for, and how they change. Phantom jacks (always-present devices

@@ -1,3 +1,4 @@
+import AudioSessionDaemonCore
 import DBusBackend
 
 /// The Ring/Silent switch from feedbackd: its `Profile` when it is on the session bus, read again when it

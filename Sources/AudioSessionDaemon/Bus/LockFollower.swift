@@ -1,4 +1,5 @@
 import AudioSessionConfiguration
+import AudioSessionDaemonCore
 import DBusBackend
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import AudioSessionDaemonCore
 import Foundation
 
 #if canImport(Glibc)

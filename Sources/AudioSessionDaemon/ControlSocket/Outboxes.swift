@@ -1,3 +1,4 @@
+import AudioSessionDaemonCore
 import AudioSessionProtocol
 import Locking
 

@@ -1,3 +1,4 @@
+import AudioSessionDaemonCore
 import PulseBackend
 
 /// The stream journal (`streams.json`): for every sound-server stream the policy has changed (muted, ducked,

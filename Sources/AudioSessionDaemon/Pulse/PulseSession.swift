@@ -1,4 +1,5 @@
 import AudioSessionConfiguration
+import AudioSessionDaemonCore
 import AudioSessionPolicy
 import Logging
 import PulseBackend

@@ -1,3 +1,4 @@
+import AudioSessionDaemonCore
 import AudioSessionEventLog
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import AudioSessionDaemonCore
 import AudioSessionProtocol
 import DBusBackend
 import Foundation

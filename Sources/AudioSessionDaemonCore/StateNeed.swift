@@ -4,13 +4,13 @@ import AudioSessionProtocol
 /// What a request needs written in the state directory before it may take effect (docs/STATE.md, "A full
 /// disk"). Facts the daemon is told (a port connected, a stream started) and requests that only give values
 /// back (deactivate) need nothing: they are never refused for a full disk.
-enum StateNeed {
+package enum StateNeed {
     /// `settings.json`: the switch, the screen lock, the output the user selected.
     case setting
     /// `streams.json`, ahead of the policy silencing, ducking or moving streams.
     case streamJournal
 
-    init?(_ request: Request) {
+    package init?(_ request: Request) {
         switch request.command {
         case .setSilentSwitch, .setScreenLock: self = .setting
         case .selectOutput(let name):

@@ -4,7 +4,7 @@ import AudioSessionProtocol
 
 /// Everything that happens to the daemon, in order: the control socket, the sound server and timers all feed
 /// one stream of these, and one loop takes them (`PolicyService`). Tests feed the same entry point by hand.
-enum DaemonInput: Sendable {
+package enum DaemonInput: Sendable {
     case clientConnected(ClientID, ClientPeer)
     case request(ClientID, Request)
     /// A line that is not a valid request; answered with an error and otherwise ignored.
@@ -21,23 +21,32 @@ enum DaemonInput: Sendable {
 }
 
 /// A connection to the control socket, numbered by the daemon.
-struct ClientID: Hashable, Comparable, Sendable, CustomStringConvertible {
-    let rawValue: Int
-    static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
-    var description: String { "client#\(rawValue)" }
+package struct ClientID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    package let rawValue: Int
+    package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    package var description: String { "client#\(rawValue)" }
+
+    package init(rawValue: Int) { self.rawValue = rawValue }
 }
 
 /// Who is at the other end of a connection, from the kernel (SO_PEERCRED), and the process's name.
-struct ClientPeer: Sendable, Equatable {
-    var processID: Int32
-    var userID: UInt32
-    var processName: String
+package struct ClientPeer: Sendable, Equatable {
+    package var processID: Int32
+    package var userID: UInt32
+    package var processName: String
     /// The program file the process ran when it connected (`/proc/PID/exe`); nil when it could not be read.
-    var executable: ExecutableFile? = nil
+    package var executable: ExecutableFile? = nil
+
+    package init(processID: Int32, userID: UInt32, processName: String, executable: ExecutableFile? = nil) {
+        self.processID = processID
+        self.userID = userID
+        self.processName = processName
+        self.executable = executable
+    }
 }
 
 /// What the sound server tells the daemon, already in the policy's words.
-enum SoundFact: Sendable, Equatable {
+package enum SoundFact: Sendable, Equatable {
     /// Connected (again); what follows is the inventory: ports, then streams, then `inventoryTaken`.
     case serverConnected
     /// The inventory is complete: the port events before it were the daemon finding the devices, not the user
@@ -64,27 +73,41 @@ enum SoundFact: Sendable, Equatable {
 }
 
 /// A stream of the sound server.
-struct SoundStream: Sendable, Equatable {
-    var origin: StreamOrigin
-    var direction: StreamDirection
+package struct SoundStream: Sendable, Equatable {
+    package var origin: StreamOrigin
+    package var direction: StreamDirection
     /// Its properties: `media.role`, `application.name`, `application.process.id`, `audiosession.id`...
-    var properties: [String: String]
+    package var properties: [String: String]
     /// Not corked.
-    var isRunning: Bool
+    package var isRunning: Bool
     /// The process playing it (`application.process.id`) and its ancestors, nearest first, as the shell read
     /// them (/proc) when the stream first appeared: a player found on the bus is matched against them (section
     /// 6b). Empty when the stream names no process or the shell could not read it.
-    var processLine: [Int32] = []
+    package var processLine: [Int32] = []
+
+    package init(
+        origin: StreamOrigin,
+        direction: StreamDirection,
+        properties: [String: String],
+        isRunning: Bool,
+        processLine: [Int32] = []
+    ) {
+        self.origin = origin
+        self.direction = direction
+        self.properties = properties
+        self.isRunning = isRunning
+        self.processLine = processLine
+    }
 }
 
 /// Where a stream lives.
-enum StreamOrigin: Hashable, Sendable, CustomStringConvertible {
+package enum StreamOrigin: Hashable, Sendable, CustomStringConvertible {
     case sinkInput(UInt32)
     case sourceOutput(UInt32)
     /// A stream a client reported itself (`startStream`), with the client's own number for it.
     case client(ClientID, Int)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .sinkInput(let index): "pulse sink-input \(index)"
         case .sourceOutput(let index): "pulse source-output \(index)"
@@ -94,7 +117,7 @@ enum StreamOrigin: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// What the daemon must do after an input: send, enforce, keep time, log. `PolicyService` carries them out.
-enum DaemonEffect: Sendable, Equatable {
+package enum DaemonEffect: Sendable, Equatable {
     case send(ClientID, ServerMessage)
     /// Make a sound-server stream sound as the verdict says.
     case enforce(StreamOrigin, StreamVerdict)

@@ -4,7 +4,7 @@ import PulseBackend
 extension StreamMachine {
     /// What the machine is told: the server's facts as the Pulse shell read them, the verdicts the policy handed
     /// over, the timers it asked for, and the answers to its questions (`StreamAction.isQuestion`).
-    enum Event: Sendable {
+    package enum Event: Sendable {
         /// The journal of this connection, as crash recovery left it: what the file holds, and whether it may
         /// still hold an earlier daemon's entries (the next end of turn then writes it, even empty).
         case journalOpened(written: [StreamOrigin: JournalStreamEntry], mayHoldOlderEntries: Bool)
@@ -39,11 +39,11 @@ extension StreamMachine {
     }
 
     /// A verdict the policy handed over for one stream.
-    struct HandedVerdict: Sendable, Equatable {
-        var origin: StreamOrigin
-        var verdict: StreamVerdict
+    package struct HandedVerdict: Sendable, Equatable {
+        package var origin: StreamOrigin
+        package var verdict: StreamVerdict
 
-        init(_ origin: StreamOrigin, _ verdict: StreamVerdict) {
+        package init(_ origin: StreamOrigin, _ verdict: StreamVerdict) {
             self.origin = origin
             self.verdict = verdict
         }
@@ -51,24 +51,40 @@ extension StreamMachine {
 }
 
 /// A sound-server stream as the server reports it: a sink input or a source output, with its values.
-struct StreamReport: Sendable, Equatable {
-    var origin: StreamOrigin
-    var volume: PulseVolume
-    var muted: Bool
+package struct StreamReport: Sendable, Equatable {
+    package var origin: StreamOrigin
+    package var volume: PulseVolume
+    package var muted: Bool
     /// The sink (or source) it is on; `StreamLedger.noDevice` while the server links it.
-    var device: UInt32
-    var corked: Bool
-    var properties: [String: String]
+    package var device: UInt32
+    package var corked: Bool
+    package var properties: [String: String]
 
-    var restoreKey: String? { properties["module-stream-restore.id"] }
-    var isRecord: Bool {
+    package init(
+        origin: StreamOrigin,
+        volume: PulseVolume,
+        muted: Bool,
+        device: UInt32,
+        corked: Bool,
+        properties: [String: String]
+    ) {
+        self.origin = origin
+        self.volume = volume
+        self.muted = muted
+        self.device = device
+        self.corked = corked
+        self.properties = properties
+    }
+
+    package var restoreKey: String? { properties["module-stream-restore.id"] }
+    package var isRecord: Bool {
         if case .sourceOutput = origin { return true }
         return false
     }
 }
 
 /// What the machine asks the shell to do: carry out, write, ask, wait. Ids and values only.
-enum StreamAction: Sendable, Equatable {
+package enum StreamAction: Sendable, Equatable {
     /// Tell the policy a fact.
     case tell(SoundFact)
     /// One write to the server, made and waited for before anything else.
@@ -93,7 +109,7 @@ enum StreamAction: Sendable, Equatable {
     case log(StreamLogLine)
 
     /// Whether the machine waits for this action's answer before it takes any other event.
-    var isQuestion: Bool {
+    package var isQuestion: Bool {
         switch self {
         case .writeJournal, .readRestoreEntry, .askCorked, .askSinkListed: true
         case .tell, .write, .writeTogether, .mendRestoreEntry, .startTimer, .log: false
@@ -102,7 +118,7 @@ enum StreamAction: Sendable, Equatable {
 }
 
 /// The machine's timers.
-enum StreamTimer: Sendable, Hashable {
+package enum StreamTimer: Sendable, Hashable {
     /// A running stream corked: report it paused if it still is (the number tells this pause from a later one).
     case pauseSettled(StreamOrigin, Int)
     /// A stream held muted after the server moved it: ask the policy again if it has not spoken.
@@ -114,7 +130,7 @@ enum StreamTimer: Sendable, Hashable {
 }
 
 /// The lines the machine has to say; the shell words them and picks the level.
-enum StreamLogLine: Sendable, Equatable {
+package enum StreamLogLine: Sendable, Equatable {
     /// A new stream came with the values the policy left on its app's last stream (info).
     case policyValuesTakenBack(StreamOrigin)
     /// A new stream came with the values the policy holds on another stream of its restore key (info).

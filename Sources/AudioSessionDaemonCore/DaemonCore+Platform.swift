@@ -1,7 +1,7 @@
 import AudioSessionPolicy
 
 /// What the platform says over D-Bus, already in the daemon's words (`Bus/` turns messages into these).
-enum PlatformFact: Sendable, Equatable {
+package enum PlatformFact: Sendable, Equatable {
     /// feedbackd is on the session bus with this profile: first seen, changed, or back after a restart.
     case feedbackdProfile(String)
     /// feedbackd left the bus.
@@ -11,19 +11,19 @@ enum PlatformFact: Sendable, Equatable {
 }
 
 /// What the core knows of feedbackd.
-struct FeedbackdLedger: Sendable, Equatable {
+package struct FeedbackdLedger: Sendable, Equatable {
     /// Its profile as last reported (or as last set by the daemon); nil while it is not on the bus.
-    var profile: String?
+    package var profile: String?
     /// Profiles the daemon set and has not heard back yet, oldest first: when feedbackd reports them they are
     /// the daemon's own change coming back, not the user's, and are not followed (a switch set twice quickly
     /// would otherwise flip back to the first for a moment).
-    var echoes: [String] = []
+    package var echoes: [String] = []
 }
 
 extension DaemonCore {
     /// The switch a feedbackd profile means: `full` rings; `quiet` (LEDs and haptics only) and `silent` are
     /// silent; nil for a profile feedbackd does not define.
-    static func switchPosition(forProfile profile: String) -> SilentSwitch? {
+    package static func switchPosition(forProfile profile: String) -> SilentSwitch? {
         switch profile {
         case "full": .ring
         case "quiet", "silent": .silent
@@ -31,7 +31,7 @@ extension DaemonCore {
         }
     }
 
-    mutating func handle(_ fact: PlatformFact) {
+    package mutating func handle(_ fact: PlatformFact) {
         switch fact {
         case .feedbackdProfile(let profile):
             if feedbackd.echoes.first == profile {
@@ -73,7 +73,7 @@ extension DaemonCore {
     /// After a switch set through the socket: feedbackd's profile follows, so that the phone's shell shows the
     /// switch. A profile that already means the switch's position stays (a user's `quiet` stays `quiet` when the
     /// switch is set to silent); otherwise ring sets `full` and silent sets `silent`.
-    mutating func tellFeedbackd() {
+    package mutating func tellFeedbackd() {
         guard let profile = feedbackd.profile else { return }
         let position = engine.silentSwitchPosition
         guard Self.switchPosition(forProfile: profile) != position else { return }

@@ -2,29 +2,29 @@ import AudioSessionProtocol
 
 /// The daemon's last decisions, as its log lines say them (each with its reason), for `decisions` (the D-Bus
 /// face's `RecentDecisions`, a shell's "why did that go quiet"). Bounded: the oldest go first.
-struct RecentDecisions: Sendable {
-    static let capacity = 200
-    private(set) var kept: [DecisionBody] = []
+package struct RecentDecisions: Sendable {
+    package static let capacity = 200
+    package private(set) var kept: [DecisionBody] = []
     private var counted = 0
 
-    mutating func note(_ text: String) {
+    package mutating func note(_ text: String) {
         counted += 1
         kept.append(DecisionBody(number: counted, text: text))
         if kept.count > Self.capacity { kept.removeFirst(kept.count - Self.capacity) }
     }
 
     /// The last `count`, oldest first.
-    func last(_ count: Int) -> [DecisionBody] { Array(kept.suffix(count)) }
+    package func last(_ count: Int) -> [DecisionBody] { Array(kept.suffix(count)) }
 }
 
 extension DaemonCore {
     /// Keeps this input's log lines: every decision the core logs names its reason.
-    mutating func noteDecisions() {
+    package mutating func noteDecisions() {
         for case .log(let line) in effects { recentDecisions.note(line) }
     }
 
     /// `decisions`: the last `count` (default 20, at most what is kept), oldest first.
-    mutating func decisions(_ request: Request, _ client: ClientID, count: Int?) {
+    package mutating func decisions(_ request: Request, _ client: ClientID, count: Int?) {
         let count = count ?? 20
         guard count >= 1 else {
             return fail(

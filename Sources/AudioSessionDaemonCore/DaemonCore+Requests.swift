@@ -3,7 +3,7 @@ import AudioSessionProtocol
 
 extension DaemonCore {
     /// One request: the caller's own session, or control (for the daemon's own user only).
-    mutating func handle(_ request: Request, from client: ClientID) {
+    package mutating func handle(_ request: Request, from client: ClientID) {
         guard let record = clients[client] else { return }
         if request.op.isControl && !isPrivileged(record.peer) {
             return fail(request, client, ErrorBody(code: ProtocolError.Code.notPermitted.rawValue, message: "\(request.op.rawValue) is a control request; only user \(controlUserID) may send it"))
@@ -73,7 +73,7 @@ extension DaemonCore {
         }
     }
 
-    func isPrivileged(_ peer: ClientPeer) -> Bool { peer.userID == controlUserID || peer.userID == 0 }
+    package func isPrivileged(_ peer: ClientPeer) -> Bool { peer.userID == controlUserID || peer.userID == 0 }
 
     /// `hello`: creates the caller's session with its app name; `call: true` (a telephony or VoIP app) needs
     /// the daemon's own user.
@@ -88,7 +88,7 @@ extension DaemonCore {
     }
 
     /// The caller's session, created on its first session request with its process's name.
-    mutating func sessionFor(_ client: ClientID) -> SessionID {
+    package mutating func sessionFor(_ client: ClientID) -> SessionID {
         if let session = clients[client]?.session { return session }
         return createSession(for: client, app: nil, isCall: false)
     }
@@ -170,7 +170,7 @@ extension DaemonCore {
     }
 
     /// A session by number or app name.
-    func resolve(_ reference: String) -> SessionID? {
+    package func resolve(_ reference: String) -> SessionID? {
         if let number = Int(reference), engine.hasSession(SessionID(number)) { return SessionID(number) }
         return sessionNames.filter { $0.value == reference }.keys.min()
     }
@@ -181,7 +181,12 @@ extension DaemonCore {
         send(client, .reply(.success(request.id, ReplyResult(session: session?.rawValue, state: state))))
     }
 
-    mutating func fail(_ request: Request, _ client: ClientID, _ error: ErrorBody, _ state: SessionStateBody? = nil) {
+    package mutating func fail(
+        _ request: Request,
+        _ client: ClientID,
+        _ error: ErrorBody,
+        _ state: SessionStateBody? = nil
+    ) {
         send(client, .reply(.failure(request.id, error, state.map { ReplyResult(state: $0) })))
     }
 

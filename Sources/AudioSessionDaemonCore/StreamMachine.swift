@@ -12,67 +12,67 @@ import PulseBackend
 /// disk can say (a saved restore entry, whether a stream is still corked, whether the journal could be
 /// written), the machine asks (`StreamAction.isQuestion`, always the last action of a list) and goes on with
 /// the answer, which the shell hands in before any other event.
-struct StreamMachine: Sendable {
+package struct StreamMachine: Sendable {
     /// How long ducking and its end take (duckFadeMs); a reload changes it.
-    private(set) var fadeMilliseconds: Int
-    private(set) var devices = DeviceTable()
-    var ledger = StreamLedger()
+    package private(set) var fadeMilliseconds: Int
+    package private(set) var devices = DeviceTable()
+    package var ledger = StreamLedger()
     /// Sources that are sinks' monitors: what the machine plays, not the user's voice.
-    var monitorSources: Set<UInt32> = []
-    var defaultSink: String?
-    var fades: [StreamOrigin: Fade] = [:]
-    var nextFade = 1
+    package var monitorSources: Set<UInt32> = []
+    package var defaultSink: String?
+    package var fades: [StreamOrigin: Fade] = [:]
+    package var nextFade = 1
     /// module-stream-restore's entry for each stream as it was when the stream appeared (nil inside: none), so
     /// that what the policy made it save (a ducked volume, a mute, a device) can be undone when it ends.
-    var savedBeforePolicy: [StreamOrigin: PulseStreamRestoreEntry?] = [:]
+    package var savedBeforePolicy: [StreamOrigin: PulseStreamRestoreEntry?] = [:]
     /// Whether each stream was last reported running, and the pauses not reported yet (see `reportStream`).
-    var reportedRunning: [StreamOrigin: Bool] = [:]
-    var unsettledPauses: [StreamOrigin: Int] = [:]
-    var nextPause = 1
-    var lastReported: [StreamOrigin: SoundStream] = [:]
+    package var reportedRunning: [StreamOrigin: Bool] = [:]
+    package var unsettledPauses: [StreamOrigin: Int] = [:]
+    package var nextPause = 1
+    package var lastReported: [StreamOrigin: SoundStream] = [:]
     /// Each playback stream's process and its ancestors, read by the shell when it first appears (section 6b).
-    var processLines: [StreamOrigin: [Int32]] = [:]
+    package var processLines: [StreamOrigin: [Int32]] = [:]
     /// What the stream journal holds; nil: no journal (no state directory, or after shutdown).
-    var journal: JournalOnDisk?
+    package var journal: JournalOnDisk?
     /// What is being written to the journal, until its answer.
-    var journalPending: [StreamOrigin: JournalStreamEntry] = [:]
+    package var journalPending: [StreamOrigin: JournalStreamEntry] = [:]
     /// Verdicts not carried out because the journal could not be written ahead of them (a full disk): the
     /// stream keeps its user's values meanwhile, and they are tried again after `journalRetry`.
-    var unjournaled: [StreamOrigin: StreamVerdict] = [:]
-    var journalRetryPending = false
+    package var unjournaled: [StreamOrigin: StreamVerdict] = [:]
+    package var journalRetryPending = false
     /// Work of the event in hand still to do (`StreamMachine+Agenda.swift`), and the answer it waits for.
-    var agenda: [Step] = []
-    var awaiting: Awaiting?
+    package var agenda: [Step] = []
+    package var awaiting: Awaiting?
 
     /// How long a running stream must stay corked to count as paused: PipeWire corks a stream for a few
     /// milliseconds while it moves it, which is not the app pausing (a pause then play would restart a stream
     /// R4 stopped, O3).
-    static let pauseSettling = Duration.milliseconds(150)
+    package static let pauseSettling = Duration.milliseconds(150)
     /// How long a stream the server moved stays held muted when no verdict comes.
-    static let holdAfterMove = Duration.milliseconds(300)
-    static let fadeStepMilliseconds = 25
-    static let fadeStep = Duration.milliseconds(fadeStepMilliseconds)
-    static let journalRetry = Duration.seconds(1)
+    package static let holdAfterMove = Duration.milliseconds(300)
+    package static let fadeStepMilliseconds = 25
+    package static let fadeStep = Duration.milliseconds(fadeStepMilliseconds)
+    package static let journalRetry = Duration.seconds(1)
 
-    struct JournalOnDisk: Sendable, Equatable {
-        var written: [StreamOrigin: JournalStreamEntry] = [:]
+    package struct JournalOnDisk: Sendable, Equatable {
+        package var written: [StreamOrigin: JournalStreamEntry] = [:]
         /// The file may hold what an earlier daemon wrote: the next end of turn writes it even if unchanged.
-        var mayHoldOlderEntries = false
+        package var mayHoldOlderEntries = false
     }
 
-    struct Fade: Sendable, Equatable {
-        var id: Int
-        var steps: [PulseVolume]
+    package struct Fade: Sendable, Equatable {
+        package var id: Int
+        package var steps: [PulseVolume]
     }
 
-    init(fadeMilliseconds: Int) {
+    package init(fadeMilliseconds: Int) {
         self.fadeMilliseconds = fadeMilliseconds
     }
 
     /// Whether the shell should read the process line of a stream it reports (only when it first appears).
-    func needsProcessLine(_ origin: StreamOrigin) -> Bool { processLines[origin] == nil }
+    package func needsProcessLine(_ origin: StreamOrigin) -> Bool { processLines[origin] == nil }
 
-    mutating func handle(_ event: Event) -> [StreamAction] {
+    package mutating func handle(_ event: Event) -> [StreamAction] {
         switch event {
         case .journalOpened(let written, let older):
             journal = JournalOnDisk(written: written, mayHoldOlderEntries: older)
@@ -146,7 +146,7 @@ struct StreamMachine: Sendable {
 }
 
 extension StreamLedger.Write {
-    var origin: StreamOrigin {
+    package var origin: StreamOrigin {
         switch self {
         case .volume(let origin, _), .mute(let origin, _), .move(let origin, _): origin
         }
@@ -154,14 +154,14 @@ extension StreamLedger.Write {
 }
 
 extension StreamOrigin {
-    var isSinkInput: Bool {
+    package var isSinkInput: Bool {
         if case .sinkInput = self { return true }
         return false
     }
 }
 
 extension DeviceTable {
-    func name(of index: UInt32, isSink: Bool) -> String? {
+    package func name(of index: UInt32, isSink: Bool) -> String? {
         (isSink ? sinks : sources)[index]?.name
     }
 }

@@ -2,45 +2,75 @@
 import PulseBackend
 
 /// One entry of the stream journal (`streams.json`, `JournalStreams` in the daemon): a stream the policy changed.
-struct JournalStreamEntry: Codable, Equatable, Sendable {
-    enum Kind: String, Codable, Sendable {
+package struct JournalStreamEntry: Codable, Equatable, Sendable {
+    package enum Kind: String, Codable, Sendable {
         case sinkInput = "sink-input"
         case sourceOutput = "source-output"
     }
 
-    var kind: Kind
-    var index: UInt32
+    package var kind: Kind
+    package var index: UInt32
     /// What the stream said of itself, to make sure the index is still the same stream.
-    var application: String?
-    var processID: String?
-    var role: String?
+    package var application: String?
+    package var processID: String?
+    package var role: String?
     /// The user's own values.
-    var userVolume: [UInt32]
-    var userMuted: Bool
+    package var userVolume: [UInt32]
+    package var userMuted: Bool
     /// What the policy aims at: the user's volume scaled by the duck gain (the stream's volume lies between
     /// the two while the policy's is in force, a fade included), and whether it mutes the stream.
-    var policyVolume: [UInt32]
-    var policyMuted: Bool
+    package var policyVolume: [UInt32]
+    package var policyMuted: Bool
     /// The device (sink or source name) the stream was on before the policy moved it, and the index of the one
     /// it moved it to; nil when the policy did not move it.
-    var movedFrom: String?
-    var movedTo: UInt32?
+    package var movedFrom: String?
+    package var movedTo: UInt32?
     /// module-stream-restore's key, and the device its saved entry had before the policy: if the stream ends
     /// while no daemon runs, the saved entry is given the user's values back on the next start.
-    var restoreKey: String?
-    var restoreDevice: String?
+    package var restoreKey: String?
+    package var restoreDevice: String?
 
-    var origin: StreamOrigin { kind == .sinkInput ? .sinkInput(index) : .sourceOutput(index) }
+    package init(
+        kind: Kind,
+        index: UInt32,
+        application: String? = nil,
+        processID: String? = nil,
+        role: String? = nil,
+        userVolume: [UInt32],
+        userMuted: Bool,
+        policyVolume: [UInt32],
+        policyMuted: Bool,
+        movedFrom: String? = nil,
+        movedTo: UInt32? = nil,
+        restoreKey: String? = nil,
+        restoreDevice: String? = nil
+    ) {
+        self.kind = kind
+        self.index = index
+        self.application = application
+        self.processID = processID
+        self.role = role
+        self.userVolume = userVolume
+        self.userMuted = userMuted
+        self.policyVolume = policyVolume
+        self.policyMuted = policyMuted
+        self.movedFrom = movedFrom
+        self.movedTo = movedTo
+        self.restoreKey = restoreKey
+        self.restoreDevice = restoreDevice
+    }
+
+    package var origin: StreamOrigin { kind == .sinkInput ? .sinkInput(index) : .sourceOutput(index) }
 
     /// Whether a stream the server reports now is the one this entry was written for.
-    func isSameStream(_ properties: [String: String]) -> Bool {
+    package func isSameStream(_ properties: [String: String]) -> Bool {
         properties["application.name"] == application && properties["application.process.id"] == processID
             && properties["media.role"] == role
     }
 
     /// Whether `volume` is what the policy left (its aim, the user's volume, or a fade step in between on
     /// every channel): then putting the user's volume back overwrites nothing the user set.
-    func isPolicyVolume(_ volume: PulseVolume) -> Bool {
+    package func isPolicyVolume(_ volume: PulseVolume) -> Bool {
         guard volume.channels.count == userVolume.count, userVolume.count == policyVolume.count else { return false }
         return zip(volume.channels, zip(userVolume, policyVolume)).allSatisfy { value, bounds in
             (min(bounds.0, bounds.1)...max(bounds.0, bounds.1)).contains(value)

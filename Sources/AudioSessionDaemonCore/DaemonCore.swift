@@ -4,64 +4,64 @@ import AudioSessionProtocol
 
 /// The daemon's logic around the engine: clients and their sessions, sound-server streams and the sessions
 /// they belong to, requests and their replies. Like the engine, it does no I/O: each input returns effects.
-struct DaemonCore: Sendable {
-    var engine: PolicyEngine
+package struct DaemonCore: Sendable {
+    package var engine: PolicyEngine
     /// The daemon's own user: control requests need it (or root).
-    let controlUserID: UInt32
+    package let controlUserID: UInt32
     /// Whether the daemon runs with a sound server and enforces verdicts on its streams itself; `hello` tells
     /// clients, so that a player knows whether to apply ducking gain to its own samples.
-    let soundServer: Bool
-    var clients: [ClientID: ClientRecord] = [:]
-    var sessionNames: [SessionID: String] = [:]
-    var sessionOwners: [SessionID: ClientID] = [:]
+    package let soundServer: Bool
+    package var clients: [ClientID: ClientRecord] = [:]
+    package var sessionNames: [SessionID: String] = [:]
+    package var sessionOwners: [SessionID: ClientID] = [:]
     /// Unaware apps' sessions, by app and role.
-    var unawareSessions: [String: SessionID] = [:]
-    var streamIDs: [StreamOrigin: StreamID] = [:]
-    var origins: [StreamID: StreamOrigin] = [:]
+    package var unawareSessions: [String: SessionID] = [:]
+    package var streamIDs: [StreamOrigin: StreamID] = [:]
+    package var origins: [StreamID: StreamOrigin] = [:]
     /// Streams the engine has not heard of yet: seen corked, before they first ran.
-    var waitingStreams: [StreamOrigin: SoundStream] = [:]
-    var nextSession = 1
-    var nextStream = 1
-    var soundServerLost = false
+    package var waitingStreams: [StreamOrigin: SoundStream] = [:]
+    package var nextSession = 1
+    package var nextStream = 1
+    package var soundServerLost = false
     /// What each sound-server stream last said of itself, to find it a session again when its own goes away.
-    var soundStreams: [StreamOrigin: SoundStream] = [:]
+    package var soundStreams: [StreamOrigin: SoundStream] = [:]
     /// The status last sent to watchers; they hear only of changes.
-    var lastPublishedStatus: StatusBody?
-    var effects: [DaemonEffect] = []
+    package var lastPublishedStatus: StatusBody?
+    package var effects: [DaemonEffect] = []
     /// The output the user picked, kept across inventories and restarts (`StateOutputMemory`).
-    var outputMemory = StateOutputMemory()
+    package var outputMemory = StateOutputMemory()
     /// The engine events handled, for the event log (off unless the daemon keeps one).
-    var recorder = JournalEventRecorder()
+    package var recorder = JournalEventRecorder()
     /// The ALSA mixer control, when the daemon runs one (no sound server); nil until it is opened.
-    var mixer: MixerState?
+    package var mixer: MixerState?
     /// feedbackd's profile as last reported, and the profiles the daemon set that have not come back yet.
-    var feedbackd = FeedbackdLedger()
+    package var feedbackd = FeedbackdLedger()
     /// D8: the clients exempt from A2 by who they are (`DaemonConfiguration.callExemptClients`).
-    var callExemptClients: [CallExemptClient] = []
+    package var callExemptClients: [CallExemptClient] = []
     /// Which file a configured executable is now, so that a dialer updated since the configuration was read is
     /// still recognised. A look at the file system, so the shell's: the daemon gives `FileIdentity.of(path:)`;
     /// until it does, no file is known.
-    var fileIdentity: @Sendable (String) -> FileIdentity? = { _ in nil }
+    package var fileIdentity: @Sendable (String) -> FileIdentity? = { _ in nil }
     /// Why the state directory could not take the write the current request needs (`StateKeeper.prepare`, a
     /// full disk): the request is refused with `stateUnavailable`. Set by the policy loop before each input.
-    var stateProblem: StateWriteError?
+    package var stateProblem: StateWriteError?
     /// The last decisions logged, for `decisions`.
-    var recentDecisions = RecentDecisions()
+    package var recentDecisions = RecentDecisions()
     /// Section 6b: the media players on the session bus, and the sessions they drive.
-    var players = PlayerTable()
+    package var players = PlayerTable()
     /// The engine's timers of pauses sent to players, with the player asked (P6).
-    var awaitedPauses: [TimerID: String] = [:]
+    package var awaitedPauses: [TimerID: String] = [:]
     /// Players given up on (P6) and said so in the log: once per session.
-    var loggedBadPlayers: Set<SessionID> = []
+    package var loggedBadPlayers: Set<SessionID> = []
 
-    init(engine: PolicyEngine, controlUserID: UInt32, soundServer: Bool = true) {
+    package init(engine: PolicyEngine, controlUserID: UInt32, soundServer: Bool = true) {
         self.engine = engine
         self.controlUserID = controlUserID
         self.soundServer = soundServer
     }
 
     /// Takes one input and returns what must be done about it.
-    mutating func handle(_ input: DaemonInput) -> [DaemonEffect] {
+    package mutating func handle(_ input: DaemonInput) -> [DaemonEffect] {
         effects.removeAll(keepingCapacity: true)
         switch input {
         case .clientConnected(let client, let peer):
@@ -97,7 +97,7 @@ struct DaemonCore: Sendable {
 
     /// Hands an event to the engine and turns its actions into effects.
     @discardableResult
-    mutating func run(_ event: PolicyEvent) -> PolicyOutcome {
+    package mutating func run(_ event: PolicyEvent) -> PolicyOutcome {
         let outcome = engine.handle(event)
         if recorder.isOn { recorder.note(event, outcome, engine: engine, names: sessionNames) }
         let explainer = explainer
@@ -129,28 +129,28 @@ struct DaemonCore: Sendable {
         return outcome
     }
 
-    mutating func send(_ client: ClientID, _ message: ServerMessage) {
+    package mutating func send(_ client: ClientID, _ message: ServerMessage) {
         effects.append(.send(client, message))
     }
 
-    func name(of session: SessionID?) -> String {
+    package func name(of session: SessionID?) -> String {
         guard let session else { return "?" }
         return sessionNames[session] ?? "\(session)"
     }
 
     /// Reasons in words, with the daemon's names for sessions.
-    var explainer: Explainer {
+    package var explainer: Explainer {
         let names = sessionNames
         return Explainer(name: { names[$0] ?? "\($0)" }, when: { _ in nil })
     }
 }
 
 /// A connected client.
-struct ClientRecord: Sendable {
-    var peer: ClientPeer
-    var session: SessionID?
+package struct ClientRecord: Sendable {
+    package var peer: ClientPeer
+    package var session: SessionID?
     /// D8: whether its session is exempt from A2, by what the process runs, and why; nil before its session.
-    var callExemption: CallExemptionDecision?
-    var isSubscribed = false
-    var isWatching = false
+    package var callExemption: CallExemptionDecision?
+    package var isSubscribed = false
+    package var isWatching = false
 }

@@ -3,7 +3,7 @@ import AudioSessionProtocol
 
 extension DaemonCore {
     /// What the sound server says, as engine events.
-    mutating func handle(_ fact: SoundFact) {
+    package mutating func handle(_ fact: SoundFact) {
         switch fact {
         case .serverConnected:
             outputMemory.takingInventory = true
@@ -125,7 +125,7 @@ extension DaemonCore {
     }
 
     /// The engine's number for a stream, given on first sight.
-    mutating func streamID(for origin: StreamOrigin) -> StreamID {
+    package mutating func streamID(for origin: StreamOrigin) -> StreamID {
         if let known = streamIDs[origin] { return known }
         let stream = StreamID(nextStream)
         nextStream += 1
@@ -134,14 +134,14 @@ extension DaemonCore {
         return stream
     }
 
-    mutating func forget(_ origin: StreamOrigin) {
+    package mutating func forget(_ origin: StreamOrigin) {
         guard let stream = streamIDs.removeValue(forKey: origin) else { return }
         origins[stream] = nil
     }
 
     /// A client went away: its session ends (interruptions it caused end without shouldResume, POLICY
     /// section 2), its own streams go with it.
-    mutating func disconnect(_ client: ClientID) {
+    package mutating func disconnect(_ client: ClientID) {
         guard let record = clients.removeValue(forKey: client) else { return }
         for origin in streamIDs.keys where origin.belongs(to: client) { forget(origin) }
         guard let session = record.session else { return }
@@ -159,7 +159,7 @@ extension DaemonCore {
 
     /// An unaware app's session that is inactive and has no stream left is forgotten, so that apps that come
     /// and go do not pile up. Unaware sessions are few (one per app and role that played lately).
-    mutating func removeIdleUnawareSessions() {
+    package mutating func removeIdleUnawareSessions() {
         for (key, session) in unawareSessions.sorted(by: { $0.value < $1.value }) {
             guard engine.snapshot(of: session)?.state == .inactive, engine.streamIDs(of: session).isEmpty else {
                 continue
@@ -173,12 +173,12 @@ extension DaemonCore {
 }
 
 extension StreamOrigin {
-    var isClient: Bool {
+    package var isClient: Bool {
         if case .client = self { return true }
         return false
     }
 
-    func belongs(to client: ClientID) -> Bool {
+    package func belongs(to client: ClientID) -> Bool {
         if case .client(let owner, _) = self { return owner == client }
         return false
     }

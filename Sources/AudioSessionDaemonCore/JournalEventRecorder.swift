@@ -3,20 +3,24 @@ import AudioSessionPolicy
 
 /// The engine events the daemon handled, with what came of them, as records for the event log. Part of
 /// `DaemonCore`, so pure like it: records carry no time; whoever writes them stamps them.
-struct JournalEventRecorder: Sendable {
-    var isOn = false
+package struct JournalEventRecorder: Sendable {
+    package var isOn = false
     /// Records not yet taken by the writer.
-    var pending: [JournalRecord] = []
+    package var pending: [JournalRecord] = []
     /// What is needed for a checkpoint: each session as declared, each stream's direction, each session's
     /// state as last recorded, the timers not fired yet.
-    private(set) var declarations: [SessionID: JournalDeclaration] = [:]
-    private(set) var directions: [StreamID: StreamDirection] = [:]
-    private(set) var states: [SessionID: JournalSessionState] = [:]
-    private(set) var timers: [TimerID: Int] = [:]
+    package private(set) var declarations: [SessionID: JournalDeclaration] = [:]
+    package private(set) var directions: [StreamID: StreamDirection] = [:]
+    package private(set) var states: [SessionID: JournalSessionState] = [:]
+    package private(set) var timers: [TimerID: Int] = [:]
 
     /// Notes an event the engine handled and its outcome; `engine` is as the event left it.
-    mutating func note(_ event: PolicyEvent, _ outcome: PolicyOutcome, engine: PolicyEngine, names: [SessionID: String])
-    {
+    package mutating func note(
+        _ event: PolicyEvent,
+        _ outcome: PolicyOutcome,
+        engine: PolicyEngine,
+        names: [SessionID: String]
+    ) {
         var record = JournalRecord(kind: .event, time: 0)
         var name: String?
         switch event {
@@ -76,7 +80,7 @@ struct JournalEventRecorder: Sendable {
     }
 
     /// The engine's state now, for a checkpoint (times filled in by the writer).
-    func checkpoint(_ kind: JournalRecord.Kind, engine: PolicyEngine) -> JournalRecord {
+    package func checkpoint(_ kind: JournalRecord.Kind, engine: PolicyEngine) -> JournalRecord {
         var record = JournalRecord(kind: kind, time: 0)
         let ports = engine.availablePorts
         record.device = JournalDeviceState(
@@ -107,7 +111,7 @@ struct JournalEventRecorder: Sendable {
     }
 
     /// Takes the records noted so far.
-    mutating func take() -> [JournalRecord] {
+    package mutating func take() -> [JournalRecord] {
         defer { pending.removeAll(keepingCapacity: true) }
         return pending
     }

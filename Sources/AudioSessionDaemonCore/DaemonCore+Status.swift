@@ -3,7 +3,7 @@ import AudioSessionProtocol
 
 extension DaemonCore {
     /// A session as clients see it.
-    func state(of session: SessionID) -> SessionStateBody? {
+    package func state(of session: SessionID) -> SessionStateBody? {
         guard let snapshot = engine.snapshot(of: session) else { return nil }
         return SessionStateBody(
             session: session.rawValue,
@@ -26,7 +26,7 @@ extension DaemonCore {
     }
 
     /// The whole daemon: switch, lock, ports, sessions, streams.
-    func status() -> StatusBody {
+    package func status() -> StatusBody {
         let ports = engine.availablePorts
         let sessions = engine.sessionIDs
         var streams: [StreamBody] = []
@@ -65,7 +65,7 @@ extension DaemonCore {
     }
 
     /// Each stream of a session, in words, for `explain`.
-    func streamExplanations(of session: SessionID) -> [String] {
+    package func streamExplanations(of session: SessionID) -> [String] {
         engine.streamIDs(of: session).compactMap { stream in
             guard let verdict = engine.verdict(of: stream) else { return nil }
             let origin = origins[stream]?.description ?? "\(stream)"
@@ -75,7 +75,7 @@ extension DaemonCore {
     }
 
     /// Watchers (`audiosessionctl watch`) get the whole status after every input.
-    mutating func publishStatusToWatchers() {
+    package mutating func publishStatusToWatchers() {
         let watchers = clients.filter(\.value.isWatching).keys.sorted()
         guard !watchers.isEmpty else {
             lastPublishedStatus = nil
@@ -87,7 +87,7 @@ extension DaemonCore {
         for client in watchers { send(client, .event(Event(.status, status: status))) }
     }
 
-    static func word(for level: StreamVerdict.Level) -> String {
+    package static func word(for level: StreamVerdict.Level) -> String {
         switch level {
         case .audible: "audible"
         case .ducked: "ducked"
@@ -98,13 +98,13 @@ extension DaemonCore {
     }
 
     /// Why a stream sounds as it does; for one a port going away stopped (R4), also what brings it back.
-    func because(_ stream: StreamID, _ verdict: StreamVerdict) -> String {
+    package func because(_ stream: StreamID, _ verdict: StreamVerdict) -> String {
         let why = explainer.describe(verdict.reason)
         guard engine.isRunning(stream), verdict.level == .silent, verdict.reason.rule == .R4 else { return why }
         return why + "; it plays again when its app restarts it (pause, play), or on `audiosessionctl resume \(stream.rawValue)`"
     }
 
-    static func streamVerdictEvent(_ number: Int, _ verdict: StreamVerdict) -> Event {
+    package static func streamVerdictEvent(_ number: Int, _ verdict: StreamVerdict) -> Event {
         var event = Event(.streamVerdict)
         event.stream = number
         event.verdict = word(for: verdict.level)
@@ -116,7 +116,7 @@ extension DaemonCore {
         return event
     }
 
-    static func event(for notification: SessionNotification, of session: SessionID, engine: PolicyEngine, because: String) -> Event {
+    package static func event(for notification: SessionNotification, of session: SessionID, engine: PolicyEngine, because: String) -> Event {
         switch notification {
         case .interruptionBegan:
             return Event(.interruption, type: "began", because: because)
@@ -142,7 +142,7 @@ extension DaemonCore {
 }
 
 extension StreamVerdict.Level {
-    var isInput: Bool {
+    package var isInput: Bool {
         switch self {
         case .capturing, .muted: true
         default: false

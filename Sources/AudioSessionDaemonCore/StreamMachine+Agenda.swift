@@ -5,7 +5,7 @@ import PulseBackend
 
 extension StreamMachine {
     /// A piece of an event's work; a step that asks a question leaves the rest for after its answer.
-    enum Step: Sendable {
+    package enum Step: Sendable {
         case act(StreamAction)
         case report(StreamReport, processLine: [Int32]?)
         case reportTail(StreamReport, StreamLedger.Observation, processLine: [Int32]?)
@@ -16,14 +16,14 @@ extension StreamMachine {
         case clearJournal
     }
 
-    enum Awaiting: Sendable {
+    package enum Awaiting: Sendable {
         case restoreEntry(StreamReport, processLine: [Int32]?)
         case journal(then: AfterJournal)
         case corked(StreamOrigin)
         case sinkListed(chosen: Port)
     }
 
-    enum AfterJournal: Sendable {
+    package enum AfterJournal: Sendable {
         case perform(StreamLedger.Write)
         case verdicts(VerdictPlan, needed: [StreamOrigin])
         case endOfTurn
@@ -31,12 +31,12 @@ extension StreamMachine {
     }
 
     /// Runs `steps` before whatever the event in hand has left, until done or waiting for an answer.
-    mutating func run(_ steps: [Step]) -> [StreamAction] {
+    package mutating func run(_ steps: [Step]) -> [StreamAction] {
         agenda.insert(contentsOf: steps, at: 0)
         return drain()
     }
 
-    mutating func drain() -> [StreamAction] {
+    package mutating func drain() -> [StreamAction] {
         var actions: [StreamAction] = []
         while awaiting == nil, !agenda.isEmpty {
             actions += take(agenda.removeFirst())
@@ -44,7 +44,7 @@ extension StreamMachine {
         return actions
     }
 
-    mutating func take(_ step: Step) -> [StreamAction] {
+    package mutating func take(_ step: Step) -> [StreamAction] {
         switch step {
         case .act(let action): return [action]
         case .report(let report, let processLine):
@@ -67,7 +67,7 @@ extension StreamMachine {
         }
     }
 
-    mutating func askToWrite(
+    package mutating func askToWrite(
         _ entries: [StreamOrigin: JournalStreamEntry],
         then next: AfterJournal
     ) -> [StreamAction] {
@@ -76,7 +76,7 @@ extension StreamMachine {
         return [.writeJournal(entries)]
     }
 
-    mutating func journalWritten(succeeded: Bool) -> [StreamAction] {
+    package mutating func journalWritten(succeeded: Bool) -> [StreamAction] {
         guard case .journal(let next) = awaiting else { return [] }
         awaiting = nil
         if succeeded {
@@ -98,7 +98,7 @@ extension StreamMachine {
 
     /// The end of a turn: the whole journal as the ledger calls for it. Ahead of a write only additions and
     /// changes are made; an entry goes away here, once the writes that gave the user's values back were made.
-    mutating func turnEnded() -> [StreamAction] {
+    package mutating func turnEnded() -> [StreamAction] {
         guard let journal, awaiting == nil else { return [] }
         var entries: [StreamOrigin: JournalStreamEntry] = [:]
         for origin in ledger.entries.keys {
@@ -112,12 +112,12 @@ extension StreamMachine {
 
     /// One write; a write whose journal entry could not be written is not made (a stream the server moved is
     /// then not held muted; a fade step is skipped).
-    mutating func perform(_ write: StreamLedger.Write) -> [StreamAction] {
+    package mutating func perform(_ write: StreamLedger.Write) -> [StreamAction] {
         if journalNeedsWrite(write.origin) { return askToWrite(journalAhead(), then: .perform(write)) }
         return finishPerform(write)
     }
 
-    mutating func finishPerform(_ write: StreamLedger.Write) -> [StreamAction] {
+    package mutating func finishPerform(_ write: StreamLedger.Write) -> [StreamAction] {
         guard !journalNeedsWrite(write.origin) || !holdsBack(write) else {
             ledger.notMade(write)
             return [.log(.writeNotMade(write))]
@@ -128,7 +128,7 @@ extension StreamMachine {
 
     /// Whether a write takes a stream farther from its user's values (a mute, a move, a quieter volume): only
     /// those wait for the journal; one that gives values back is made whatever the disk says.
-    func holdsBack(_ write: StreamLedger.Write) -> Bool {
+    package func holdsBack(_ write: StreamLedger.Write) -> Bool {
         switch write {
         case .mute(_, let muted): return muted
         case .move: return true

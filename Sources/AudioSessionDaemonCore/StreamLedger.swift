@@ -7,77 +7,79 @@ import PulseBackend
 /// Pure bookkeeping: it is told what the server reports and what the policy decides, and answers with the
 /// writes to make. The caller makes them one at a time, in order, so every report it gets afterwards already
 /// reflects them: a reported value that differs from what was written can only be someone else's change.
-struct StreamLedger: Sendable {
-    private(set) var entries: [StreamOrigin: Entry] = [:]
+package struct StreamLedger: Sendable {
+    package init() {}
+
+    package private(set) var entries: [StreamOrigin: Entry] = [:]
 
     /// What the policy had in force on a stream when it ended, by the stream's restore key. The server may
     /// have saved those values for the app's next stream of the same kind (WirePlumber's restore-stream does;
     /// PulseAudio's module-stream-restore is mended when the stream ends instead): a next stream that starts
     /// with exactly them gets its user's values back, so a policy value is never left behind.
-    private(set) var leftBehind: [String: LeftBehind] = [:]
+    package private(set) var leftBehind: [String: LeftBehind] = [:]
 
-    struct LeftBehind: Sendable, Equatable {
-        var volume: PulseVolume
-        var muted: Bool
-        var userVolume: PulseVolume
-        var userMuted: Bool
+    package struct LeftBehind: Sendable, Equatable {
+        package var volume: PulseVolume
+        package var muted: Bool
+        package var userVolume: PulseVolume
+        package var userMuted: Bool
     }
 
     /// Enough for every app of a machine; a flood of restore keys cannot grow the ledger past it.
-    static let leftBehindLimit = 256
+    package static let leftBehindLimit = 256
 
-    struct Entry: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
         /// The user's own values: what the stream had before the policy touched it, or what the user set since.
-        var userVolume: PulseVolume
-        var userMuted: Bool
+        package var userVolume: PulseVolume
+        package var userMuted: Bool
         /// What the policy wants now.
-        var policyMuted = false
-        var policyGain = 1.0
+        package var policyMuted = false
+        package var policyGain = 1.0
         /// What was last written (or first seen), to tell the user's changes from the policy's.
-        var writtenVolume: PulseVolume
-        var writtenMuted: Bool
+        package var writtenVolume: PulseVolume
+        package var writtenMuted: Bool
         /// The device the stream is on, and the one the policy moved it to.
-        var device: UInt32
-        var requestedDevice: UInt32?
+        package var device: UInt32
+        package var requestedDevice: UInt32?
         /// The device the stream was on when the policy first moved it.
-        var deviceBeforePolicy: UInt32?
+        package var deviceBeforePolicy: UInt32?
         /// module-stream-restore's key for the stream, to put the user's values back there when it ends.
-        var restoreKey: String?
+        package var restoreKey: String?
         /// Muted after the server moved the stream by itself (a device went away), until the policy's next
         /// verdict for it: so a stream R4 stops is not heard on the fallback device meanwhile.
-        var heldSinceMove = false
+        package var heldSinceMove = false
 
         /// Created from a report PipeWire makes while it links a new stream (no device, volume 0), before the
         /// values it restores for it: those may still be what the policy left on the app's last stream.
-        var awaitingValues = false
+        package var awaitingValues = false
         /// Whether the policy has given the stream a verdict yet.
-        var judged = false
+        package var judged = false
 
         /// Whether anything the policy set is in force now.
-        var policyInForce: Bool { writtenMuted != userMuted || writtenVolume != userVolume }
+        package var policyInForce: Bool { writtenMuted != userMuted || writtenVolume != userVolume }
 
         /// Whether the policy has, or is about to have, something of its own on the stream (a mute, a gain, a
         /// device): while it does, the stream journal keeps the user's values.
-        var policyChanges: Bool {
+        package var policyChanges: Bool {
             policyInForce || policyMuted || policyGain != 1 || heldSinceMove || isMovedByPolicy
         }
 
         /// On a device the policy chose, other than the one it was on before.
-        var isMovedByPolicy: Bool {
+        package var isMovedByPolicy: Bool {
             guard let requestedDevice, let deviceBeforePolicy else { return false }
             return requestedDevice != deviceBeforePolicy
         }
     }
 
     /// What to write to the server.
-    enum Write: Sendable, Hashable {
+    package enum Write: Sendable, Hashable {
         case volume(StreamOrigin, PulseVolume)
         case mute(StreamOrigin, Bool)
         case move(StreamOrigin, toDevice: UInt32)
     }
 
     /// What a report said beyond the known.
-    enum Observation: Sendable, Equatable {
+    package enum Observation: Sendable, Equatable {
         case nothingNew
         /// The server moved the stream by itself; it is held muted until the policy says otherwise.
         case movedByServer
@@ -97,7 +99,7 @@ struct StreamLedger: Sendable {
     /// A stream's current values as the server reports them. The first report takes them as the user's; later
     /// ones that differ from what was written are the user's changes (a volume changed while ducked becomes
     /// the user's volume and stands).
-    mutating func observe(
+    package mutating func observe(
         _ origin: StreamOrigin,
         volume: PulseVolume,
         muted: Bool,
@@ -186,11 +188,11 @@ struct StreamLedger: Sendable {
     }
 
     /// What the server reports as the device of a stream that is on none (`PA_INVALID_INDEX`).
-    static let noDevice = UInt32.max
+    package static let noDevice = UInt32.max
 
     /// The stream is gone. Returns its entry if the policy had something in force or had moved it, so the
     /// caller can put the user's values back into the server's saved stream state.
-    mutating func remove(_ origin: StreamOrigin) -> Entry? {
+    package mutating func remove(_ origin: StreamOrigin) -> Entry? {
         guard let entry = entries.removeValue(forKey: origin) else { return nil }
         if entry.policyInForce, let key = entry.restoreKey {
             if leftBehind[key] == nil && leftBehind.count >= Self.leftBehindLimit {
@@ -244,11 +246,11 @@ struct StreamLedger: Sendable {
         return writes
     }
 
-    mutating func removeAll() { entries.removeAll() }
+    package mutating func removeAll() { entries.removeAll() }
 
     /// Undoes `apply` for a stream whose verdict is not carried out (its journal entry could not be written):
     /// the entry as it was before.
-    mutating func putBack(_ entry: Entry?, for origin: StreamOrigin) {
+    package mutating func putBack(_ entry: Entry?, for origin: StreamOrigin) {
         guard entries[origin] != nil else { return }
         entries[origin] = entry
     }
@@ -258,7 +260,7 @@ struct StreamLedger: Sendable {
     /// The writes that carry out a verdict: mute for silent/muted, the user's volume scaled for ducked, the
     /// user's own values otherwise; a move when the verdict's port is on another device. A volume is returned
     /// as its end point; `fadeSteps` gives the way there.
-    mutating func apply(_ verdict: StreamVerdict, to origin: StreamOrigin, device: UInt32?) -> [Write] {
+    package mutating func apply(_ verdict: StreamVerdict, to origin: StreamOrigin, device: UInt32?) -> [Write] {
         guard var entry = entries[origin] else { return [] }
         var writes: [Write] = []
         entry.judged = true
@@ -296,7 +298,7 @@ struct StreamLedger: Sendable {
     /// writes that take the stream back toward its user's values, an unmute or a louder volume, which a crash
     /// could not leave behind; a mute, a quieter volume and a move wait for the journal. An unmute waits too
     /// when the verdict moves the stream: it is not to be heard where it is before the move.
-    mutating func giveBack(_ verdict: StreamVerdict, to origin: StreamOrigin, device: UInt32?) -> [Write] {
+    package mutating func giveBack(_ verdict: StreamVerdict, to origin: StreamOrigin, device: UInt32?) -> [Write] {
         guard var entry = entries[origin] else { return [] }
         var writes: [Write] = []
         let gain: Double
@@ -323,22 +325,22 @@ struct StreamLedger: Sendable {
     }
 
     /// A volume's channels summed, to tell a louder volume from a quieter one.
-    static func loudness(_ volume: PulseVolume) -> UInt64 { volume.channels.reduce(0) { $0 + UInt64($1) } }
+    package static func loudness(_ volume: PulseVolume) -> UInt64 { volume.channels.reduce(0) { $0 + UInt64($1) } }
 
     /// A write the caller could not make (its journal entry could not be written): the stream keeps what it
     /// had, so the next verdict that wants the same makes the write then instead of taking it for made.
-    mutating func notMade(_ write: Write) {
+    package mutating func notMade(_ write: Write) {
         if case .mute(let origin, let muted) = write { entries[origin]?.writtenMuted = !muted }
     }
 
     /// Notes a volume about to be written (the end point, or a fade step on the way), so its report is not
     /// taken for the user's.
-    mutating func noteWritten(_ volume: PulseVolume, for origin: StreamOrigin) {
+    package mutating func noteWritten(_ volume: PulseVolume, for origin: StreamOrigin) {
         entries[origin]?.writtenVolume = volume
     }
 
     /// The writes that give every stream its user's values back (shutdown).
-    mutating func restoreAll() -> [Write] {
+    package mutating func restoreAll() -> [Write] {
         var writes: [Write] = []
         for (origin, entry) in entries.sorted(by: { $0.key.description < $1.key.description }) {
             if entry.writtenVolume != entry.userVolume { writes.append(.volume(origin, entry.userVolume)) }
@@ -353,7 +355,7 @@ struct StreamLedger: Sendable {
 
     /// The volumes between `from` and `to` for a fade of `milliseconds`, one every `stepMilliseconds`,
     /// ending at `to`.
-    static func fadeSteps(from: PulseVolume, to: PulseVolume, milliseconds: Int, stepMilliseconds: Int = 25) -> [PulseVolume] {
+    package static func fadeSteps(from: PulseVolume, to: PulseVolume, milliseconds: Int, stepMilliseconds: Int = 25) -> [PulseVolume] {
         let count = max(1, milliseconds / stepMilliseconds)
         guard count > 1, from.channels.count == to.channels.count else { return [to] }
         return (1...count).map { step in
@@ -369,7 +371,7 @@ struct StreamLedger: Sendable {
 
 extension StreamLedger.Entry {
     /// A stream as first reported: its values are the user's, and nothing of the policy's is on it yet.
-    init(firstSeen volume: PulseVolume, muted: Bool, device: UInt32, restoreKey: String?) {
+    package init(firstSeen volume: PulseVolume, muted: Bool, device: UInt32, restoreKey: String?) {
         self.init(
             userVolume: volume,
             userMuted: muted,

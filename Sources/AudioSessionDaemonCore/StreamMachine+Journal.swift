@@ -5,14 +5,14 @@ import PulseBackend
 
 extension StreamMachine {
     /// Whether the stream's entry has to go to disk ahead of a write and is not there as it must be.
-    func journalNeedsWrite(_ origin: StreamOrigin) -> Bool {
+    package func journalNeedsWrite(_ origin: StreamOrigin) -> Bool {
         guard let journal, let entry = journalEntry(for: origin, widening: true) else { return false }
         return journal.written[origin] != entry
     }
 
     /// The journal to write ahead of a write: what is on disk, with every entry the ledger calls for added or
     /// changed (none removed).
-    func journalAhead() -> [StreamOrigin: JournalStreamEntry] {
+    package func journalAhead() -> [StreamOrigin: JournalStreamEntry] {
         var entries = journal?.written ?? [:]
         for origin in ledger.entries.keys {
             if let entry = journalEntry(for: origin, widening: true) { entries[origin] = entry }
@@ -24,7 +24,7 @@ extension StreamMachine {
     /// Its policy volume spans the user's volume, the policy's aim and what was last written; `widening` also
     /// keeps the span and mute of the entry on disk (for the same user's values), for when the server may still
     /// have an earlier value of the policy's: ahead of a write, and while a fade goes on.
-    func journalEntry(for origin: StreamOrigin, widening: Bool) -> JournalStreamEntry? {
+    package func journalEntry(for origin: StreamOrigin, widening: Bool) -> JournalStreamEntry? {
         guard let entry = ledger.entries[origin], entry.policyChanges else { return nil }
         let kind: JournalStreamEntry.Kind
         let index: UInt32
@@ -65,7 +65,7 @@ extension StreamMachine {
     }
 
     /// Per channel, whichever of `a` and `b` is farther from `user` (`a` where the channel maps differ).
-    static func farther(_ a: [UInt32], _ b: [UInt32], from user: [UInt32]) -> [UInt32] {
+    package static func farther(_ a: [UInt32], _ b: [UInt32], from user: [UInt32]) -> [UInt32] {
         guard a.count == b.count, a.count == user.count else { return a }
         return zip(zip(a, b), user).map { pair, user in
             let (a, b) = pair

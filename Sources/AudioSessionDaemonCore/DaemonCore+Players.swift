@@ -8,9 +8,9 @@ extension DaemonCore {
     /// up (P6). The answer itself must come within `playerTimeoutMs` (the command is sent with that timeout);
     /// the stream's stop then reaches the daemon through the sound server, which reports a pause only once it
     /// has settled (`StreamMachine.pauseSettling`), so it cannot be held to the same 250 ms.
-    static let pausedStreamAllowanceMs = 1000
+    package static let pausedStreamAllowanceMs = 1000
 
-    mutating func handle(_ fact: PlayerFact) {
+    package mutating func handle(_ fact: PlayerFact) {
         switch fact {
         case .appeared(let busName, let processID):
             guard PlayerTable.isPlayerName(busName) else { return }
@@ -44,7 +44,7 @@ extension DaemonCore {
     }
 
     /// The engine asks for a pause or a play: sent to the session's player, with the player timeout.
-    mutating func drive(_ action: PolicyAction) {
+    package mutating func drive(_ action: PolicyAction) {
         let session: SessionID
         let command: PlayerCommand
         let reason: Reason
@@ -68,12 +68,12 @@ extension DaemonCore {
 
     /// The engine's timer for a pause: the player answers within the timeout, and its stream then has
     /// `pausedStreamAllowanceMs` more to stop.
-    func playerTimerMilliseconds(_ timer: TimerID, asked milliseconds: Int) -> Int {
+    package func playerTimerMilliseconds(_ timer: TimerID, asked milliseconds: Int) -> Int {
         awaitedPauses[timer] == nil ? milliseconds : milliseconds + Self.pausedStreamAllowanceMs
     }
 
     /// A timer fired: if it was a pause's and the player is given up on now, the log says why, once.
-    mutating func notePauseTimerFired(_ timer: TimerID) {
+    package mutating func notePauseTimerFired(_ timer: TimerID) {
         guard let busName = awaitedPauses.removeValue(forKey: timer),
             let session = players.entries[busName]?.session, !engine.isAnsweringPlayer(session)
         else { return }
@@ -81,14 +81,14 @@ extension DaemonCore {
     }
 
     /// The player a new output stream's session is for, if its process (or an ancestor) has one on the bus.
-    func player(for stream: SoundStream) -> String? {
+    package func player(for stream: SoundStream) -> String? {
         guard stream.direction == .output else { return nil }
         return players.player(forProcessLine: Self.processLine(of: stream))
     }
 
     /// The stream's process and its ancestors, from the shell (`SoundStream.processLine`), else the process the
     /// stream names.
-    static func processLine(of stream: SoundStream) -> [Int32] {
+    package static func processLine(of stream: SoundStream) -> [Int32] {
         if !stream.processLine.isEmpty { return stream.processLine }
         return stream.properties["application.process.id"].flatMap(Int32.init).map { [$0] } ?? []
     }
@@ -117,7 +117,7 @@ extension DaemonCore {
     }
 
     /// An unaware app's session ended: its player, if any, is free for the next.
-    mutating func forgetPlayer(of session: SessionID) {
+    package mutating func forgetPlayer(of session: SessionID) {
         players.unbind(session)
         loggedBadPlayers.remove(session)
     }

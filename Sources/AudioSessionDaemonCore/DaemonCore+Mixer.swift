@@ -2,19 +2,19 @@ import AudioSessionPolicy
 import AudioSessionProtocol
 
 /// The ALSA mixer control of a daemon without a sound server, as the core sees it.
-struct MixerState: Sendable, Equatable {
+package struct MixerState: Sendable, Equatable {
     /// The system volume, linear 0 to 1: the last the daemon set or saw someone else set.
-    var volume: Double
+    package var volume: Double
     /// Whether the daemon holds the control muted for the silent switch (the user's own mute is the backend's).
-    var heldMuted = false
+    package var heldMuted = false
     /// The user unmuted the control while it was held: it is not held again until the switch would give it
     /// back and then hold it anew.
-    var releasedByUser = false
+    package var releasedByUser = false
 }
 
 extension DaemonCore {
     /// What the mixer backend saw: the control opened (with its volume) or someone else changed the volume.
-    mutating func mixerVolumeSeen(_ volume: Double) {
+    package mutating func mixerVolumeSeen(_ volume: Double) {
         let opened = mixer == nil
         if opened || mixer?.volume != volume {
             effects.append(
@@ -30,13 +30,13 @@ extension DaemonCore {
     }
 
     /// The control went away (card removed): nothing is held on it any more.
-    mutating func mixerGone(_ reason: String) {
+    package mutating func mixerGone(_ reason: String) {
         guard mixer != nil else { return }
         mixer = nil
         effects.append(.log("mixer: gone: \(reason)"))
     }
 
-    mutating func mixerReleasedByUser() {
+    package mutating func mixerReleasedByUser() {
         guard mixer?.heldMuted == true else { return }
         mixer?.heldMuted = false
         mixer?.releasedByUser = true
@@ -48,7 +48,7 @@ extension DaemonCore {
     }
 
     /// `setVolume`: the system volume, on the mixer control.
-    mutating func setVolume(_ request: Request, _ client: ClientID, _ volume: Double) {
+    package mutating func setVolume(_ request: Request, _ client: ClientID, _ volume: Double) {
         guard mixer != nil else {
             return fail(
                 request,
@@ -70,7 +70,7 @@ extension DaemonCore {
     /// After every input: the switch mutes the control while it is set to silent and nothing the policy lets be
     /// heard is playing. Apps of the client library silence their own samples per stream (O4); the control is
     /// what reaches apps that play to ALSA without it.
-    mutating func holdMixerForSilentSwitch() {
+    package mutating func holdMixerForSilentSwitch() {
         guard let held = mixer?.heldMuted else { return }
         let wanted = engine.silentSwitchPosition == .silent && !isAnyOutputHeard
         if mixer?.releasedByUser == true {

@@ -1,35 +1,40 @@
 /// The ALSA mixer control as the daemon keeps it: the user's own mute and volume apart from the daemon's hold
 /// for the silent switch, so that what the control shows is always "the user's values, held muted or not", and
 /// giving back restores exactly the user's values. A control with no switch is held at volume 0 instead.
-struct MixerLedger: Sendable, Equatable, Codable {
+package struct MixerLedger: Sendable, Equatable, Codable {
     /// What the control shows: its playback switch off (muted) and its volume, linear 0 to 1.
-    struct Reading: Sendable, Equatable, Codable {
-        var muted: Bool
-        var volume: Double
+    package struct Reading: Sendable, Equatable, Codable {
+        package var muted: Bool
+        package var volume: Double
+
+        package init(muted: Bool, volume: Double) {
+            self.muted = muted
+            self.volume = volume
+        }
     }
 
-    let hasSwitch: Bool
+    package let hasSwitch: Bool
     /// The user's own values: what the control showed before the daemon held it, and every change made
     /// outside the daemon since.
-    var user: Reading
-    var held = false
+    package var user: Reading
+    package var held = false
     /// What the daemon last wrote (or read): a reading equal to it is the daemon's own change coming back.
-    var lastSeen: Reading
+    package var lastSeen: Reading
 
-    init(hasSwitch: Bool, reading: Reading) {
+    package init(hasSwitch: Bool, reading: Reading) {
         self.hasSwitch = hasSwitch
         self.user = reading
         self.lastSeen = reading
     }
 
     /// What the control must show now.
-    var wanted: Reading {
+    package var wanted: Reading {
         guard held else { return user }
         return hasSwitch ? Reading(muted: true, volume: user.volume) : Reading(muted: user.muted, volume: 0)
     }
 
     /// What happened to a reading of the control.
-    enum Observation: Equatable {
+    package enum Observation: Equatable {
         /// The daemon's own write, or nothing new.
         case unchanged
         /// Someone else changed it: these are the user's values now (the volume is the new system volume); an
@@ -39,7 +44,7 @@ struct MixerLedger: Sendable, Equatable, Codable {
     }
 
     /// A reading of the control, after it signalled a change.
-    mutating func observe(_ reading: Reading) -> Observation {
+    package mutating func observe(_ reading: Reading) -> Observation {
         guard !reading.isClose(to: lastSeen) else { return .unchanged }
         lastSeen = reading
         let volumeChanged = !Reading.isClose(reading.volume, user.volume)
@@ -63,20 +68,20 @@ struct MixerLedger: Sendable, Equatable, Codable {
     }
 
     /// Holds or gives back; returns what to write, nil when the control already shows it.
-    mutating func hold(_ held: Bool) -> Reading? {
+    package mutating func hold(_ held: Bool) -> Reading? {
         self.held = held
         return write()
     }
 
     /// The system volume set through the daemon (`setVolume`); returns what to write.
-    mutating func setVolume(_ volume: Double) -> Reading? {
+    package mutating func setVolume(_ volume: Double) -> Reading? {
         user.volume = volume
         return write()
     }
 
     /// What the control showed after a write: a control has whole steps, so reading back may differ a little
     /// from what was written, and that is not the user's doing.
-    mutating func wrote(_ actual: Reading) {
+    package mutating func wrote(_ actual: Reading) {
         lastSeen = actual
     }
 
@@ -91,7 +96,7 @@ struct MixerLedger: Sendable, Equatable, Codable {
 extension MixerLedger.Reading {
     /// Volumes within half a percent are the same: a control has whole steps, and reading back what was
     /// written gives the nearest one.
-    static func isClose(_ left: Double, _ right: Double) -> Bool { abs(left - right) < 0.005 }
+    package static func isClose(_ left: Double, _ right: Double) -> Bool { abs(left - right) < 0.005 }
 
-    func isClose(to other: Self) -> Bool { muted == other.muted && Self.isClose(volume, other.volume) }
+    package func isClose(to other: Self) -> Bool { muted == other.muted && Self.isClose(volume, other.volume) }
 }

@@ -4,23 +4,23 @@ import PulseBackend
 // MARK: Verdicts
 
 extension StreamMachine {
-    struct VerdictPlan: Sendable {
-        struct Planned: Sendable {
-            var origin: StreamOrigin
+    package struct VerdictPlan: Sendable {
+        package struct Planned: Sendable {
+            package var origin: StreamOrigin
             /// The volume written before, where a fade starts; nil: no fade.
-            var before: PulseVolume?
-            var writes: [StreamLedger.Write]
+            package var before: PulseVolume?
+            package var writes: [StreamLedger.Write]
         }
-        var latest: [StreamOrigin: StreamVerdict] = [:]
-        var order: [StreamOrigin] = []
-        var planned: [Planned] = []
-        var entriesBefore: [StreamOrigin: StreamLedger.Entry] = [:]
+        package var latest: [StreamOrigin: StreamVerdict] = [:]
+        package var order: [StreamOrigin] = []
+        package var planned: [Planned] = []
+        package var entriesBefore: [StreamOrigin: StreamLedger.Entry] = [:]
     }
 
     /// The verdicts the policy handed over since the last turn, in one turn: the ledger takes them all in
     /// first, so that one journal write (ahead of the first server write) covers every stream they change. A
     /// verdict says all of how a stream is to sound, so only a stream's latest one counts.
-    mutating func enforce(_ verdicts: [HandedVerdict]) -> [StreamAction] {
+    package mutating func enforce(_ verdicts: [HandedVerdict]) -> [StreamAction] {
         var plan = VerdictPlan()
         for handed in verdicts where plan.latest.updateValue(handed.verdict, forKey: handed.origin) == nil {
             plan.order.append(handed.origin)
@@ -47,7 +47,7 @@ extension StreamMachine {
     /// A stream whose entry could not be written (the disk is full) keeps its user's values: the policy does not
     /// hold silenced what a crash could leave silenced with nothing on disk to undo it. Its verdict waits and is
     /// tried again. Giving a stream back its user's values needs no entry, and is never held back.
-    mutating func finishVerdicts(_ plan: VerdictPlan, refused: Set<StreamOrigin>) -> [StreamAction] {
+    package mutating func finishVerdicts(_ plan: VerdictPlan, refused: Set<StreamOrigin>) -> [StreamAction] {
         var actions: [StreamAction] = []
         var planned = plan.planned
         if !refused.isEmpty {
@@ -94,7 +94,7 @@ extension StreamMachine {
     // MARK: Fades
 
     /// Ducking and its end are reached in steps over `duckFadeMs` (O7), never in one jump.
-    mutating func startFade(_ origin: StreamOrigin, from: PulseVolume, to: PulseVolume) {
+    package mutating func startFade(_ origin: StreamOrigin, from: PulseVolume, to: PulseVolume) {
         let steps = StreamLedger.fadeSteps(
             from: from,
             to: to,
@@ -105,7 +105,7 @@ extension StreamMachine {
         nextFade += 1
     }
 
-    mutating func continueFade(_ origin: StreamOrigin, _ id: Int) {
+    package mutating func continueFade(_ origin: StreamOrigin, _ id: Int) {
         guard var fade = fades[origin], fade.id == id, !fade.steps.isEmpty else { return }
         let volume = fade.steps.removeFirst()
         fades[origin] = fade.steps.isEmpty ? nil : fade

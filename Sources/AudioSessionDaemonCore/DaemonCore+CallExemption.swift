@@ -7,7 +7,7 @@ import AudioSessionPolicy
 extension DaemonCore {
     /// Whether `peer` is exempt, why in words (for `explain`), and whether that is worth a log line: it is when
     /// the client is exempt, and when it declares a name `callExemptApps` lists (which grants nothing here).
-    func callExemption(of peer: ClientPeer, declaredName: String) -> CallExemptionDecision {
+    package func callExemption(of peer: ClientPeer, declaredName: String) -> CallExemptionDecision {
         let runs = "\(peer.executable?.path ?? "an unknown program") as user \(peer.userID)"
         if let entry = callExemptClients.first(where: { matches($0, peer) }) {
             return CallExemptionDecision(
@@ -40,7 +40,7 @@ extension DaemonCore {
     }
 
     /// After a reload: every client's session is decided again with the new entries.
-    mutating func decideCallExemptionsAgain() {
+    package mutating func decideCallExemptionsAgain() {
         for (client, record) in clients.sorted(by: { $0.key < $1.key }) {
             guard let session = record.session else { continue }
             let name = name(of: session)
@@ -54,9 +54,9 @@ extension DaemonCore {
 }
 
 /// What the daemon decided of a client's A2 exemption, and why.
-struct CallExemptionDecision: Sendable {
-    var exempt: Bool
-    var because: String
+package struct CallExemptionDecision: Sendable {
+    package var exempt: Bool
+    package var because: String
     /// Worth a line in the log when the session is created.
-    var isNotable: Bool
+    package var isNotable: Bool
 }

@@ -6,7 +6,7 @@ import PulseBackend
 extension StreamMachine {
     /// A stream's report. A playback stream seen for the first time with a restore key waits for the server's
     /// saved entry of that key first (module-stream-restore), to undo what the policy makes it save.
-    mutating func streamReported(_ report: StreamReport, processLine: [Int32]?) -> [StreamAction] {
+    package mutating func streamReported(_ report: StreamReport, processLine: [Int32]?) -> [StreamAction] {
         let origin = report.origin
         if report.isRecord {
             // A stream that records a sink's monitor (a level meter, a screen recorder) takes what the machine
@@ -23,7 +23,7 @@ extension StreamMachine {
 
     /// What a report says beyond the known; a stream the server moved by itself (its device went away) is muted
     /// at once and held until the policy speaks, so it is not heard on the fallback device meanwhile (R4).
-    mutating func observe(_ report: StreamReport, processLine: [Int32]?) {
+    package mutating func observe(_ report: StreamReport, processLine: [Int32]?) {
         let (observation, writes) = ledger.observe(
             report.origin,
             volume: report.volume,
@@ -37,7 +37,7 @@ extension StreamMachine {
         )
     }
 
-    mutating func reportTail(
+    package mutating func reportTail(
         _ report: StreamReport,
         _ observation: StreamLedger.Observation,
         processLine: [Int32]?
@@ -80,7 +80,7 @@ extension StreamMachine {
 
     /// Tells the policy of a stream, except that a running stream that corks is reported paused only once it
     /// has stayed corked for `pauseSettling`.
-    mutating func reportStream(_ stream: SoundStream) -> [StreamAction] {
+    package mutating func reportStream(_ stream: SoundStream) -> [StreamAction] {
         let origin = stream.origin
         lastReported[origin] = stream
         if stream.isRunning {
@@ -98,7 +98,7 @@ extension StreamMachine {
 
     /// A stream ended: if the policy had changed it, the user's values go back into module-stream-restore's
     /// saved state, so the app's next stream does not start ducked or muted.
-    mutating func streamRemoved(_ origin: StreamOrigin) -> [StreamAction] {
+    package mutating func streamRemoved(_ origin: StreamOrigin) -> [StreamAction] {
         fades[origin] = nil
         unjournaled[origin] = nil
         reportedRunning[origin] = nil
@@ -121,7 +121,7 @@ extension StreamMachine {
 
     // MARK: Timers
 
-    mutating func timerFired(_ timer: StreamTimer) -> [StreamAction] {
+    package mutating func timerFired(_ timer: StreamTimer) -> [StreamAction] {
         switch timer {
         case .pauseSettled(let origin, let pause):
             guard unsettledPauses[origin] == pause else { return [] }
@@ -146,7 +146,7 @@ extension StreamMachine {
     // MARK: Shutdown
 
     /// Every stream the policy changed gets its user's values back before the daemon exits.
-    mutating func shutdown() -> [StreamAction] {
+    package mutating func shutdown() -> [StreamAction] {
         fades.removeAll()
         let writes = ledger.restoreAll()
         return run(writes.map(Step.perform) + [.clearJournal, .act(.log(.gaveBack(writes: writes.count)))])
