@@ -56,6 +56,15 @@ public enum ChildProcess {
         }
     }
 
+    /// Runs `spawn` (a test's own `posix_spawn`) one at a time with `launch`, for the same reason: a child it
+    /// starts while Foundation starts another would inherit that one's exit-watch socket and hide its exit.
+    public static func launching<Result>(_ spawn: () throws -> Result) rethrows -> Result {
+        try launched.withLock { count in
+            defer { count += 1 }
+            return try spawn()
+        }
+    }
+
     /// How many children the tests have started, behind the lock that starts them one at a time. (A lock of
     /// an empty value made ThreadSanitizer report its own access as a race.)
     private static let launched = Locked(0)

@@ -1,3 +1,4 @@
+import AudioSessionTestSupport
 import Foundation
 import Locking
 import Synchronization
@@ -153,7 +154,12 @@ final class SpawnedDaemon: Sendable {
             for pointer in cArguments + cEnvironment { free(pointer) }
         }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, program, &actions, &attributes, cArguments, cEnvironment)
+        // Under the tests' launch lock: a child spawned beside a Foundation `Process` inherited its exit-watch
+        // socket and hid its exit while the daemon ran (a refused `audiosessiond` "did not finish within 30 s",
+        // a `pactl` too, in a run with stress-ng beside it).
+        let result = ChildProcess.launching {
+            posix_spawn(&pid, program, &actions, &attributes, cArguments, cEnvironment)
+        }
         guard result == 0 else { throw HarnessError("cannot start \(program): error \(result)") }
         processID = pid
     }
