@@ -56,11 +56,12 @@ import Testing
         // Past the fade's end (6 s) with a second to spare, nothing of the policy's has written over it.
         try await Task.sleep(for: .seconds(7))
         let kept = try await live.current(music.index)?.volume
-        if kept == Self.seventy {
-            // The one outcome the window allows: a step already on its way landed after the user's change, the
-            // daemon read its own step back, and the fade ran on to the user's old volume. Any other value fails.
-            withKnownIssue("a fade step in flight crossed the user's change (docs/RELIABILITY.md, \"Not promised yet\")", isIntermittent: true) {
-                Issue.record("the volume went back to the user's old \(Self.seventy) instead of the \(fifty) set during the fade")
+        if let kept, kept != fifty, kept.average > ducked.average, kept.average <= Self.seventy.average {
+            // What the window allows: a step of the fade crossed the user's change, and the stream ended on the
+            // fade's way up (at a step, or run on to the user's old volume) instead of at the user's value. Any
+            // other value (ducked, muted, above the old volume) fails.
+            withKnownIssue("a fade step crossed the user's change (docs/RELIABILITY.md, \"Not promised yet\")", isIntermittent: true) {
+                Issue.record("the volume ended at \(kept) on the fade's way up instead of the \(fifty) set during the fade")
             }
         } else {
             #expect(kept == fifty)
