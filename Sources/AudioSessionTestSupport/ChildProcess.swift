@@ -167,3 +167,29 @@ extension Duration {
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }
+
+extension ChildProcess {
+    /// Why a child a test waited for has not ended, read from /proc: gone (it exited, but Foundation was not
+    /// told: something else holds its exit-watch socket), a zombie not yet reaped, or alive, with what each of
+    /// its threads is blocked in (state, kernel wait channel, system call number). For a timeout's message.
+    public static func whyStillRunning(_ pid: Int32) -> String {
+        let directory = "/proc/\(pid)"
+        guard let stat = try? String(contentsOfFile: "\(directory)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else {
+            return "pid \(pid) is gone from /proc: it exited, and Foundation was not told of it"
+        }
+        let state = stat[stat.index(after: close)...].split(separator: " ").first.map(String.init) ?? "?"
+        if state == "Z" { return "pid \(pid) is a zombie: it exited and was not reaped yet" }
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "\(directory)/task")) ?? []
+        let described = threads.sorted().map { thread -> String in
+            func read(_ name: String) -> String {
+                ((try? String(contentsOfFile: "\(directory)/task/\(thread)/\(name)", encoding: .utf8)) ?? "?")
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            let call = read("syscall").split(separator: " ").first.map(String.init) ?? "?"
+            return "\(read("comm")) [\(thread)] wchan \(read("wchan")) syscall \(call)"
+        }
+        return "pid \(pid) is alive (state \(state)); its threads: " + described.joined(separator: "; ")
+    }
+}

@@ -34,6 +34,19 @@ import Testing
         }
     }
 
+    /// Waits until `process` has ended after a signal; if it has not within 15 s, fails with what it printed
+    /// and what /proc shows of it (alive and blocked where, or gone without Foundation noticing).
+    static func waitUntilEnds(_ process: Process, _ name: String, on live: LiveDaemon) async throws {
+        do {
+            try await eventually("\(name) ends") { !process.isRunning }
+        } catch {
+            let printed = live.server.output(of: process).split(separator: "\n").suffix(12).joined(separator: "\n")
+            throw LiveTestError(
+                "\(error); \(ChildProcess.whyStillRunning(process.processIdentifier)); its last lines:\n\(printed)"
+            )
+        }
+    }
+
     /// A session that says hello, declares itself and activates, on a connection of its own.
     static func client(_ live: LiveDaemon, app: String, call: Bool = false, _ declaration: Command) throws
         -> ControlConnection
@@ -175,7 +188,7 @@ import Testing
         _ = try control.result(Request(.disconnectPort(port: "headphones")))
         try await Self.waitFor("pausedByRouteChange: headphones went away", from: player, on: live)
         player.terminate()
-        try await eventually("the player ends") { !player.isRunning }
+        try await Self.waitUntilEnds(player, "the player", on: live)
         #expect(player.terminationStatus == 130)
     }
 
