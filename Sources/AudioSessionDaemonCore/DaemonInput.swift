@@ -60,7 +60,7 @@ package enum SoundFact: Sendable, Equatable {
     /// A stream appeared or changed.
     case streamSeen(SoundStream)
     case streamGone(StreamOrigin)
-    /// The server moved a stream by itself (its device went away) and it is held muted: the daemon is asked
+    /// The server moved a stream by itself (its device went away) and it is held silent: the daemon is asked
     /// for the stream's verdict again, in case the move changed nothing the policy sees.
     case streamMovedByServer(StreamOrigin)
     /// The ALSA mixer control (no sound server) opened with this volume, or someone else set it so.

@@ -17,8 +17,9 @@ package struct JournalStreamEntry: Codable, Equatable, Sendable {
     /// The user's own values.
     package var userVolume: [UInt32]
     package var userMuted: Bool
-    /// What the policy aims at: the user's volume scaled by the duck gain (the stream's volume lies between
-    /// the two while the policy's is in force, a fade included), and whether it mutes the stream.
+    /// What the policy aims at: the user's volume through its gain layer (scaled by the duck gain, 0 while it
+    /// silences; the stream's volume lies between the two while the policy's is in force, a fade included),
+    /// and whether it set the mute flag (only an older daemon did: the flag is the user's now).
     package var policyVolume: [UInt32]
     package var policyMuted: Bool
     /// The device (sink or source name) the stream was on before the policy moved it, and the index of the one

@@ -4,6 +4,13 @@ import PulseBackend
 /// What the daemon knows of each sound-server stream it may change: the user's own volume and mute, apart
 /// from what the policy applied, so that the policy never overwrites them and always gives them back.
 ///
+/// The policy's part is a gain layer on the user's volume: the written volume is the user's volume times the
+/// policy's gain (1 audible, the duck level ducked, 0 silent: a silenced stream is at volume 0). The mute flag
+/// is the user's alone: the server has one flag per stream, and a flag the policy set would hide the user's
+/// mute made during the hold (setting a set flag changes nothing the server reports). So whatever the user sets
+/// during a hold, volume or mute, is seen, kept as the user's, and is what the stream has after it; the hold
+/// wins while it lasts (a volume the user sets is put back to 0 at once, an unmute leaves it at 0), as on iOS.
+///
 /// Pure bookkeeping: it is told what the server reports and what the policy decides, and answers with the
 /// writes to make. The caller makes them one at a time, in order, so every report it gets afterwards already
 /// reflects them: a reported value that differs from what was written can only be someone else's change.
@@ -32,8 +39,9 @@ package struct StreamLedger: Sendable {
         /// The user's own values: what the stream had before the policy touched it, or what the user set since.
         package var userVolume: PulseVolume
         package var userMuted: Bool
-        /// What the policy wants now.
-        package var policyMuted = false
+        /// What the policy wants now: silence (a gain of 0, whatever `policyGain` is), or the user's volume
+        /// times `policyGain`.
+        package var policySilenced = false
         package var policyGain = 1.0
         /// What was last written (or first seen), to tell the user's changes from the policy's.
         package var writtenVolume: PulseVolume
@@ -45,7 +53,7 @@ package struct StreamLedger: Sendable {
         package var deviceBeforePolicy: UInt32?
         /// module-stream-restore's key for the stream, to put the user's values back there when it ends.
         package var restoreKey: String?
-        /// Muted after the server moved the stream by itself (a device went away), until the policy's next
+        /// Silenced after the server moved the stream by itself (a device went away), until the policy's next
         /// verdict for it: so a stream R4 stops is not heard on the fallback device meanwhile.
         package var heldSinceMove = false
 
@@ -58,10 +66,19 @@ package struct StreamLedger: Sendable {
         /// Whether anything the policy set is in force now.
         package var policyInForce: Bool { writtenMuted != userMuted || writtenVolume != userVolume }
 
-        /// Whether the policy has, or is about to have, something of its own on the stream (a mute, a gain, a
-        /// device): while it does, the stream journal keeps the user's values.
+        /// Whether the policy holds the stream silent now (a verdict, or the hold after a server move).
+        package var isSilenced: Bool { policySilenced || heldSinceMove }
+
+        /// The volume the policy wants written: the user's volume through the policy's gain layer.
+        package var policyVolume: PulseVolume {
+            if isSilenced { return PulseVolume(channels: userVolume.channels.map { _ in PulseVolume.muted }) }
+            return policyGain == 1 ? userVolume : userVolume.scaled(by: policyGain)
+        }
+
+        /// Whether the policy has, or is about to have, something of its own on the stream (a silence, a gain,
+        /// a device): while it does, the stream journal keeps the user's values.
         package var policyChanges: Bool {
-            policyInForce || policyMuted || policyGain != 1 || heldSinceMove || isMovedByPolicy
+            policyInForce || isSilenced || policyGain != 1 || isMovedByPolicy
         }
 
         /// On a device the policy chose, other than the one it was on before.
@@ -81,7 +98,7 @@ package struct StreamLedger: Sendable {
     /// What a report said beyond the known.
     package enum Observation: Sendable, Equatable {
         case nothingNew
-        /// The server moved the stream by itself; it is held muted until the policy says otherwise.
+        /// The server moved the stream by itself; it is held silent until the policy says otherwise.
         case movedByServer
         /// A new stream came with the values the policy left on the app's last stream (`leftBehind`); the
         /// user's values are given back to it.
@@ -90,7 +107,8 @@ package struct StreamLedger: Sendable {
         /// server saved them for the key as they were written); that stream's user values are given to it.
         case policyValuesOfAnotherStreamTakenBack
         /// The user (or a mixer app) set the stream's volume: it is the user's volume now, and a fade of the
-        /// policy's on the way must stop, or its next step would write over it.
+        /// policy's on the way must stop, or its next step would write over it. During a hold it is put back to
+        /// silence at once, and comes back when the hold ends.
         case userSetVolume
     }
 
@@ -98,7 +116,7 @@ package struct StreamLedger: Sendable {
 
     /// A stream's current values as the server reports them. The first report takes them as the user's; later
     /// ones that differ from what was written are the user's changes (a volume changed while ducked becomes
-    /// the user's volume and stands).
+    /// the user's volume and stands; a mute or volume changed while silenced is the user's after the hold).
     package mutating func observe(
         _ origin: StreamOrigin,
         volume: PulseVolume,
@@ -116,7 +134,9 @@ package struct StreamLedger: Sendable {
                     return (.policyValuesTakenBack, writes)
                 }
             }
-            if !provisional, let held = policyValues(onAnotherStreamOf: key, volume: volume, muted: muted, besides: origin) {
+            // A report on a device at volume 0 may be the server's saved silence of another stream of the key
+            // (the policy's hold, saved as the policy wrote it): it is looked at, unlike PipeWire's first one.
+            if device != Self.noDevice, let held = policyValues(onAnotherStreamOf: key, volume: volume, muted: muted, besides: origin) {
                 let writes = takeBack(held, origin, volume: volume, muted: muted, device: device, restoreKey: key)
                 return (.policyValuesOfAnotherStreamTakenBack, writes)
             }
@@ -136,16 +156,17 @@ package struct StreamLedger: Sendable {
             entry.writtenVolume = volume
             entry.policyGain = 1
             if !provisional { observation = .userSetVolume }
+            // The user set the volume of a stream the policy keeps silent: it is the user's for after the hold,
+            // and the stream goes back to silence now. The written volume is noted as the write is made.
+            if entry.isSilenced && entry.policyVolume != volume {
+                writes.append(.volume(origin, entry.policyVolume))
+            }
         }
+        // The mute flag is the user's alone: a mute or unmute made during a hold is what the stream has after
+        // it, and changes nothing while the hold (a volume of 0) lasts.
         if muted != entry.writtenMuted {
             entry.userMuted = muted
             entry.writtenMuted = muted
-            // The user unmuted a stream the policy keeps silent: the user's wish is kept for later, the policy
-            // mute stays.
-            if !muted && (entry.policyMuted || entry.heldSinceMove) {
-                entry.writtenMuted = true
-                writes.append(.mute(origin, true))
-            }
         }
         // PipeWire reports no device (PA_INVALID_INDEX) while it links a stream, new or moving: that is no move.
         if entry.device == Self.noDevice {
@@ -154,11 +175,12 @@ package struct StreamLedger: Sendable {
             entry.device = device
             if device != entry.requestedDevice {
                 observation = .movedByServer
-                if !entry.writtenMuted {
-                    entry.writtenMuted = true
-                    writes.append(.mute(origin, true))
-                }
+                let wasSilenced = entry.isSilenced
                 entry.heldSinceMove = true
+                // A volume the user set in this same report was already put back to silence above.
+                if !wasSilenced && entry.writtenVolume != entry.policyVolume {
+                    writes.append(.volume(origin, entry.policyVolume))
+                }
             }
         }
         entries[origin] = entry
@@ -232,15 +254,13 @@ package struct StreamLedger: Sendable {
             return []
         }
         var writes: [Write] = []
-        let targetVolume = entry.policyGain == 1 ? entry.userVolume : entry.userVolume.scaled(by: entry.policyGain)
-        let targetMuted = entry.userMuted || entry.policyMuted || entry.heldSinceMove
-        if targetVolume != volume {
-            entry.writtenVolume = targetVolume
-            writes.append(.volume(origin, targetVolume))
+        if entry.policyVolume != volume {
+            entry.writtenVolume = entry.policyVolume
+            writes.append(.volume(origin, entry.policyVolume))
         }
-        if targetMuted != muted {
-            entry.writtenMuted = targetMuted
-            writes.append(.mute(origin, targetMuted))
+        if entry.userMuted != muted {
+            entry.writtenMuted = entry.userMuted
+            writes.append(.mute(origin, entry.userMuted))
         }
         entries[origin] = entry
         return writes
@@ -257,9 +277,9 @@ package struct StreamLedger: Sendable {
 
     // MARK: Verdicts
 
-    /// The writes that carry out a verdict: mute for silent/muted, the user's volume scaled for ducked, the
-    /// user's own values otherwise; a move when the verdict's port is on another device. A volume is returned
-    /// as its end point; `fadeSteps` gives the way there.
+    /// The writes that carry out a verdict: volume 0 for silent/muted, the user's volume scaled for ducked, the
+    /// user's own volume otherwise (the mute flag stays the user's); a move when the verdict's port is on
+    /// another device. A volume is returned as its end point; `fadeSteps` gives the way there.
     package mutating func apply(_ verdict: StreamVerdict, to origin: StreamOrigin, device: UInt32?) -> [Write] {
         guard var entry = entries[origin] else { return [] }
         var writes: [Write] = []
@@ -267,16 +287,15 @@ package struct StreamLedger: Sendable {
         entry.heldSinceMove = false
         switch verdict.level {
         case .silent, .muted:
-            entry.policyMuted = true
+            entry.policySilenced = true
         case .ducked(let gain, _):
-            entry.policyMuted = false
+            entry.policySilenced = false
             entry.policyGain = gain
         case .audible, .capturing:
-            entry.policyMuted = false
+            entry.policySilenced = false
             entry.policyGain = 1
         }
-        let targetMuted = entry.userMuted || entry.policyMuted
-        let targetVolume = entry.policyGain == 1 ? entry.userVolume : entry.userVolume.scaled(by: entry.policyGain)
+        let targetVolume = entry.policyVolume
         if let device, device != entry.device {
             if entry.deviceBeforePolicy == nil { entry.deviceBeforePolicy = entry.device }
             entry.requestedDevice = device
@@ -286,42 +305,35 @@ package struct StreamLedger: Sendable {
         if targetVolume != entry.writtenVolume {
             writes.append(.volume(origin, targetVolume))
         }
-        if targetMuted != entry.writtenMuted {
-            entry.writtenMuted = targetMuted
-            writes.append(.mute(origin, targetMuted))
+        // Only a flag an older daemon left (a journal of the policy's mute) differs from the user's here.
+        if entry.userMuted != entry.writtenMuted {
+            entry.writtenMuted = entry.userMuted
+            writes.append(.mute(origin, entry.userMuted))
         }
         entries[origin] = entry
         return writes
     }
 
-    /// What can be carried out of a verdict whose journal entry cannot be written (the disk is full): only the
-    /// writes that take the stream back toward its user's values, an unmute or a louder volume, which a crash
-    /// could not leave behind; a mute, a quieter volume and a move wait for the journal. An unmute waits too
-    /// when the verdict moves the stream: it is not to be heard where it is before the move.
+    /// What can be carried out of a verdict whose journal entry cannot be written (the disk is full): only a
+    /// louder volume, which takes the stream back toward its user's values and which a crash could not leave
+    /// behind; silence, a quieter volume and a move wait for the journal. The end of a silence waits too when the
+    /// verdict moves the stream: it is not to be heard where it is before the move.
     package mutating func giveBack(_ verdict: StreamVerdict, to origin: StreamOrigin, device: UInt32?) -> [Write] {
         guard var entry = entries[origin] else { return [] }
-        var writes: [Write] = []
-        let gain: Double
-        let mutes: Bool
-        switch verdict.level {
-        case .silent, .muted: (gain, mutes) = (entry.policyGain, true)
-        case .ducked(let duckGain, _): (gain, mutes) = (duckGain, false)
-        case .audible, .capturing: (gain, mutes) = (1, false)
-        }
         let moves = device.map { $0 != entry.device } ?? false
-        if entry.writtenMuted && !entry.userMuted && !mutes && !moves {
-            entry.writtenMuted = false
-            entry.policyMuted = false
-            entry.heldSinceMove = false
-            writes.append(.mute(origin, false))
+        var after = entry
+        switch verdict.level {
+        case .silent, .muted: return []
+        case .ducked(let gain, _): after.policyGain = gain
+        case .audible, .capturing: after.policyGain = 1
         }
-        let target = gain == 1 ? entry.userVolume : entry.userVolume.scaled(by: gain)
-        if Self.loudness(target) > Self.loudness(entry.writtenVolume) {
-            entry.policyGain = gain
-            writes.append(.volume(origin, target))
-        }
+        after.policySilenced = false
+        after.heldSinceMove = false
+        guard !(entry.isSilenced && moves), Self.loudness(after.policyVolume) > Self.loudness(entry.writtenVolume)
+        else { return [] }
+        entry = after
         entries[origin] = entry
-        return writes
+        return [.volume(origin, entry.policyVolume)]
     }
 
     /// A volume's channels summed, to tell a louder volume from a quieter one.
@@ -347,7 +359,8 @@ package struct StreamLedger: Sendable {
             if entry.writtenMuted != entry.userMuted { writes.append(.mute(origin, entry.userMuted)) }
             entries[origin]?.writtenVolume = entry.userVolume
             entries[origin]?.writtenMuted = entry.userMuted
-            entries[origin]?.policyMuted = false
+            entries[origin]?.policySilenced = false
+            entries[origin]?.heldSinceMove = false
             entries[origin]?.policyGain = 1
         }
         return writes

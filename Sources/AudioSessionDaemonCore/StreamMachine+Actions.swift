@@ -121,7 +121,7 @@ package enum StreamAction: Sendable, Equatable {
 package enum StreamTimer: Sendable, Hashable {
     /// A running stream corked: report it paused if it still is (the number tells this pause from a later one).
     case pauseSettled(StreamOrigin, Int)
-    /// A stream held muted after the server moved it: ask the policy again if it has not spoken.
+    /// A stream held silent after the server moved it: ask the policy again if it has not spoken.
     case holdExpired(StreamOrigin)
     /// The next step of a stream's fade, if that fade is still the current one.
     case fadeStep(StreamOrigin, Int)
@@ -135,7 +135,7 @@ package enum StreamLogLine: Sendable, Equatable {
     case policyValuesTakenBack(StreamOrigin)
     /// A new stream came with the values the policy holds on another stream of its restore key (info).
     case policyValuesOfAnotherStreamTakenBack(StreamOrigin, restoreKey: String)
-    /// The server moved a stream by itself; it is held muted (info).
+    /// The server moved a stream by itself; it is held silent (info).
     case heldAfterMove(StreamOrigin)
     /// Verdicts not carried out: the journal could not be written ahead of them (debug).
     case verdictsWaitForJournal(count: Int)

@@ -111,7 +111,7 @@ extension StreamMachine {
     // MARK: Writes
 
     /// One write; a write whose journal entry could not be written is not made (a stream the server moved is
-    /// then not held muted; a fade step is skipped).
+    /// then not held silent; a fade step is skipped).
     package mutating func perform(_ write: StreamLedger.Write) -> [StreamAction] {
         if journalNeedsWrite(write.origin) { return askToWrite(journalAhead(), then: .perform(write)) }
         return finishPerform(write)

@@ -34,9 +34,10 @@ extension StreamMachine {
         case .client: return nil
         }
         let user = entry.userVolume.channels
-        let aim = entry.policyGain == 1 ? entry.userVolume : entry.userVolume.scaled(by: entry.policyGain)
-        var policyVolume = Self.farther(aim.channels, entry.writtenVolume.channels, from: user)
-        var policyMuted = entry.policyMuted || entry.heldSinceMove || (entry.writtenMuted && !entry.userMuted)
+        var policyVolume = Self.farther(entry.policyVolume.channels, entry.writtenVolume.channels, from: user)
+        // The policy silences with a volume of 0 and leaves the flag to the user: a mute that is not the user's
+        // is one an older daemon left, still taken back.
+        var policyMuted = entry.writtenMuted && !entry.userMuted
         if widening, let before = journal?.written[origin], before.userVolume == user,
             before.userMuted == entry.userMuted
         {

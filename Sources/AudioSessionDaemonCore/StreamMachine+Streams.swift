@@ -21,7 +21,7 @@ extension StreamMachine {
         return run([.report(report, processLine: processLine)])
     }
 
-    /// What a report says beyond the known; a stream the server moved by itself (its device went away) is muted
+    /// What a report says beyond the known; a stream the server moved by itself (its device went away) is silenced
     /// at once and held until the policy speaks, so it is not heard on the fallback device meanwhile (R4).
     package mutating func observe(_ report: StreamReport, processLine: [Int32]?) {
         let (observation, writes) = ledger.observe(

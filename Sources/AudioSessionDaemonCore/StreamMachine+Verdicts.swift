@@ -30,11 +30,13 @@ extension StreamMachine {
             let device = devices.device(for: verdict.port, isSink: origin.isSinkInput)
             plan.entriesBefore[origin] = ledger.entries[origin]
             unjournaled[origin] = nil
+            let wasSilenced = ledger.entries[origin]?.isSilenced ?? false
             let before = ledger.entries[origin]?.writtenVolume
             fades[origin] = nil
-            plan.planned.append(
-                .init(origin: origin, before: before, writes: ledger.apply(verdict, to: origin, device: device))
-            )
+            let writes = ledger.apply(verdict, to: origin, device: device)
+            // Silence and its end are at once, as a mute was: only a change between gains above 0 fades (O7).
+            let fades = !wasSilenced && ledger.entries[origin]?.isSilenced == false
+            plan.planned.append(.init(origin: origin, before: fades ? before : nil, writes: writes))
         }
         // Every entry the turn needs goes to disk first, in one write.
         let needed = plan.planned.filter { $0.writes.contains(where: holdsBack) }.map(\.origin).filter(

@@ -48,7 +48,7 @@ package struct StreamMachine: Sendable {
     /// milliseconds while it moves it, which is not the app pausing (a pause then play would restart a stream
     /// R4 stopped, O3).
     package static let pauseSettling = Duration.milliseconds(150)
-    /// How long a stream the server moved stays held muted when no verdict comes.
+    /// How long a stream the server moved stays held silent when no verdict comes.
     package static let holdAfterMove = Duration.milliseconds(300)
     package static let fadeStepMilliseconds = 25
     package static let fadeStep = Duration.milliseconds(fadeStepMilliseconds)

@@ -35,6 +35,8 @@ import Testing
     static let seventy = PulseVolume(channels: [45875, 45875])
     static let fifty = PulseVolume(channels: [32768, 32768])
     static let quarter = seventy.scaled(by: 0.25)
+    /// The policy's silence: a gain of 0 on the user's volume; the mute flag is the user's.
+    static let zero = PulseVolume(channels: [0, 0])
     static let silent = StreamVerdict(level: .silent, port: .speaker, reason: Reason(.A6))
     static let ducked = StreamVerdict(
         level: .ducked(gain: 0.25, fadeMilliseconds: 75),
@@ -42,6 +44,7 @@ import Testing
         reason: Reason(.O7)
     )
     static let audible = StreamVerdict(level: .audible, port: .speaker, reason: Reason(.O8))
+    static let audibleOnHeadphones = StreamVerdict(level: .audible, port: .headphones, reason: Reason(.R3))
 
     static func report(
         volume: PulseVolume = seventy,
@@ -78,8 +81,10 @@ import Testing
     }
 
     static func entry(
+        userVolume: PulseVolume = seventy,
+        userMuted: Bool = false,
         policyVolume: PulseVolume = seventy,
-        policyMuted: Bool,
+        policyMuted: Bool = false,
         movedFrom: String? = nil,
         movedTo: UInt32? = nil
     ) -> [StreamOrigin: JournalStreamEntry] {
@@ -90,8 +95,8 @@ import Testing
                 application: "player",
                 processID: nil,
                 role: "music",
-                userVolume: seventy.channels,
-                userMuted: false,
+                userVolume: userVolume.channels,
+                userMuted: userMuted,
                 policyVolume: policyVolume.channels,
                 policyMuted: policyMuted,
                 movedFrom: movedFrom,
@@ -115,13 +120,14 @@ import Testing
     static let transcripts: [Transcript] = [
         Transcript(name: "a stream that appears is told with its values and process line", lines: appears),
         Transcript(
-            name: "a verdict that mutes writes the journal first, then the mute",
+            name: "a verdict that silences writes the journal first, then the volume 0, at once",
+            fadeMilliseconds: 75,
             journal: true,
             lines: appears + [
-                on(verdict(silent), [.writeJournal(entry(policyMuted: true))]),
-                on(.journalWritten(succeeded: true), [.writeTogether([[.mute(music, true)]])]),
+                on(verdict(silent), [.writeJournal(entry(policyVolume: zero))]),
+                on(.journalWritten(succeeded: true), [.writeTogether([[.volume(music, zero)]])]),
                 on(.turnEnded, []),
-                on(verdict(audible), [.writeTogether([[.mute(music, false)]])]),
+                on(verdict(audible), [.writeTogether([[.volume(music, seventy)]])]),
                 on(.turnEnded, [.writeJournal([:])]),
                 on(.journalWritten(succeeded: true), []),
             ]
@@ -131,7 +137,7 @@ import Testing
             fadeMilliseconds: 75,
             journal: true,
             lines: appears + [
-                on(verdict(ducked), [.writeJournal(entry(policyVolume: quarter, policyMuted: false))]),
+                on(verdict(ducked), [.writeJournal(entry(policyVolume: quarter))]),
                 on(
                     .journalWritten(succeeded: true),
                     [.write(.volume(music, fadeDown[0])), .startTimer(.fadeStep(music, 1), after: .milliseconds(25))]
@@ -143,6 +149,40 @@ import Testing
                 on(.timerFired(.fadeStep(music, 1)), []),
                 on(verdict(audible), []),
                 on(.turnEnded, []),
+            ]
+        ),
+        Transcript(
+            name: "a mute the user makes during a hold is seen, kept, and the stream's after the hold",
+            journal: true,
+            lines: appears + [
+                on(verdict(silent), [.writeJournal(entry(policyVolume: zero))]),
+                on(.journalWritten(succeeded: true), [.writeTogether([[.volume(music, zero)]])]),
+                on(.streamReported(report(volume: zero)), [seen()]),
+                on(.turnEnded, []),
+                // The user mutes the held stream: the flag is the user's, nothing is written back.
+                on(.streamReported(report(volume: zero, muted: true)), [seen()]),
+                on(.turnEnded, [.writeJournal(entry(userMuted: true, policyVolume: zero))]),
+                on(.journalWritten(succeeded: true), []),
+                // The hold ends: the user's volume comes back, the user's mute stays.
+                on(verdict(audible), [.writeTogether([[.volume(music, seventy)]])]),
+                on(.streamReported(report(volume: seventy, muted: true)), [seen()]),
+                on(.turnEnded, [.writeJournal([:])]),
+                on(.journalWritten(succeeded: true), []),
+            ]
+        ),
+        Transcript(
+            name: "a volume the user sets during a hold is journaled, put back to silence, and the stream's after it",
+            journal: true,
+            lines: appears + [
+                on(verdict(silent), [.writeJournal(entry(policyVolume: zero))]),
+                on(.journalWritten(succeeded: true), [.writeTogether([[.volume(music, zero)]])]),
+                on(.turnEnded, []),
+                on(.streamReported(report(volume: fifty)), [.writeJournal(entry(userVolume: fifty, policyVolume: zero))]),
+                on(.journalWritten(succeeded: true), [.write(.volume(music, zero)), seen()]),
+                on(.turnEnded, []),
+                on(verdict(audible), [.writeTogether([[.volume(music, fifty)]])]),
+                on(.turnEnded, [.writeJournal([:])]),
+                on(.journalWritten(succeeded: true), []),
             ]
         ),
         Transcript(
@@ -164,15 +204,15 @@ import Testing
             ]
         ),
         Transcript(
-            name: "a stream the server moves is held muted, journaled first, and the policy asked again after the hold",
+            name: "a stream the server moves is held silent, journaled first, and the policy asked again after the hold",
             journal: true,
             lines: appears + [
                 on(.sinkReported(1, name: "headphones", port: .headphones), [.tell(.portAvailable(.headphones))]),
-                on(.streamReported(report(device: 1)), [.writeJournal(entry(policyMuted: true))]),
+                on(.streamReported(report(device: 1)), [.writeJournal(entry(policyVolume: zero))]),
                 on(
                     .journalWritten(succeeded: true),
                     [
-                        .write(.mute(music, true)), .log(.heldAfterMove(music)),
+                        .write(.volume(music, zero)), .log(.heldAfterMove(music)),
                         .startTimer(.holdExpired(music), after: .milliseconds(300)), seen(),
                     ]
                 ),
@@ -180,10 +220,10 @@ import Testing
                 on(.timerFired(.holdExpired(music)), [.tell(.streamMovedByServer(music))]),
                 // The policy's verdict ends the hold: the stream goes back to the speaker (a move of the policy's,
                 // journaled first) and is heard again; a later expiry asks nothing.
-                on(verdict(audible), [.writeJournal(entry(policyMuted: true, movedFrom: "headphones", movedTo: 0))]),
+                on(verdict(audible), [.writeJournal(entry(policyVolume: zero, movedFrom: "headphones", movedTo: 0))]),
                 on(
                     .journalWritten(succeeded: true),
-                    [.writeTogether([[.move(music, toDevice: 0), .mute(music, false)]])]
+                    [.writeTogether([[.move(music, toDevice: 0), .volume(music, seventy)]])]
                 ),
                 on(.timerFired(.holdExpired(music)), []),
             ]
@@ -222,29 +262,40 @@ import Testing
             name: "a full disk: the verdict waits, what gives back is made, and it is tried again",
             journal: true,
             lines: appears + [
-                on(verdict(silent), [.writeJournal(entry(policyMuted: true))]),
-                on(.journalWritten(succeeded: true), [.writeTogether([[.mute(music, true)]])]),
+                on(.sinkReported(1, name: "headphones", port: .headphones), [.tell(.portAvailable(.headphones))]),
+                on(verdict(ducked), [.writeJournal(entry(policyVolume: quarter))]),
+                on(.journalWritten(succeeded: true), [.writeTogether([[.volume(music, quarter)]])]),
                 on(.turnEnded, []),
-                // The disk is full now: muted -> ducked needs a new entry, which cannot be written.
-                on(verdict(ducked), [.writeJournal(entry(policyVolume: quarter, policyMuted: true))]),
+                // The disk is full now: ducked -> audible on the headphones needs a new entry (the move), which
+                // cannot be written. The louder volume gives back and is made; the move waits.
+                on(
+                    verdict(audibleOnHeadphones),
+                    [.writeJournal(entry(policyVolume: quarter, movedFrom: "speaker", movedTo: 1))]
+                ),
                 on(
                     .journalWritten(succeeded: false),
                     [
                         .log(.verdictsWaitForJournal(count: 1)), .startTimer(.journalRetry, after: .seconds(1)),
-                        .writeTogether([[.mute(music, false)]]),
+                        .writeTogether([[.volume(music, seventy)]]),
                     ]
                 ),
                 on(.turnEnded, [.writeJournal([:])]),
                 on(.journalWritten(succeeded: false), []),
                 // A second verdict that cannot be journaled does not start a second retry.
-                on(verdict(ducked), [.writeJournal(entry(policyVolume: quarter, policyMuted: true))]),
+                on(
+                    verdict(audibleOnHeadphones),
+                    [.writeJournal(entry(policyVolume: quarter, movedFrom: "speaker", movedTo: 1))]
+                ),
                 on(.journalWritten(succeeded: false), [.log(.verdictsWaitForJournal(count: 1))]),
                 on(.turnEnded, [.writeJournal([:])]),
                 on(.journalWritten(succeeded: false), []),
                 // Room again.
-                on(.timerFired(.journalRetry), [.writeJournal(entry(policyVolume: quarter, policyMuted: true))]),
-                on(.journalWritten(succeeded: true), [.writeTogether([[.volume(music, quarter)]])]),
-                on(.turnEnded, [.writeJournal(entry(policyVolume: quarter, policyMuted: false))]),
+                on(
+                    .timerFired(.journalRetry),
+                    [.writeJournal(entry(policyVolume: quarter, movedFrom: "speaker", movedTo: 1))]
+                ),
+                on(.journalWritten(succeeded: true), [.writeTogether([[.move(music, toDevice: 1)]])]),
+                on(.turnEnded, [.writeJournal(entry(movedFrom: "speaker", movedTo: 1))]),
                 on(.journalWritten(succeeded: true), []),
             ]
         ),
@@ -259,7 +310,7 @@ import Testing
                     ),
                     [seen()]
                 ),
-                on(verdict(silent), [.writeTogether([[.mute(music, true)]])]),
+                on(verdict(silent), [.writeTogether([[.volume(music, zero)]])]),
                 on(
                     .streamRemoved(music),
                     [
@@ -283,9 +334,9 @@ import Testing
             name: "shutdown gives every value back, then empties the journal",
             journal: true,
             lines: appears + [
-                on(verdict(silent), [.writeJournal(entry(policyMuted: true))]),
-                on(.journalWritten(succeeded: true), [.writeTogether([[.mute(music, true)]])]),
-                on(.shutdown, [.write(.mute(music, false)), .writeJournal([:])]),
+                on(verdict(silent), [.writeJournal(entry(policyVolume: zero))]),
+                on(.journalWritten(succeeded: true), [.writeTogether([[.volume(music, zero)]])]),
+                on(.shutdown, [.write(.volume(music, seventy)), .writeJournal([:])]),
                 on(.journalWritten(succeeded: true), [.log(.gaveBack(writes: 1))]),
                 on(.turnEnded, []),
             ]

@@ -89,7 +89,8 @@ struct JournalRecovery {
                 )
             }
         }
-        // The policy never unmutes what the user muted, so only its own mute is taken back.
+        // The policy silences with a volume of 0 (given back above) and leaves the flag to the user; a mute an
+        // older daemon set is taken back, never one the user set.
         if muted && !entry.userMuted && entry.policyMuted {
             if isSink {
                 try await connection.setSinkInputMute(entry.index, false)

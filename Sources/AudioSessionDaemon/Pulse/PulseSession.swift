@@ -253,7 +253,7 @@ struct PulseSession {
             )
         case .heldAfterMove(let origin):
             logger.info(
-                "\(origin) moved by the server: held muted \(ContinuousClock.now - reportRead) after the report"
+                "\(origin) moved by the server: held silent \(ContinuousClock.now - reportRead) after the report"
             )
         case .verdictsWaitForJournal(let count):
             logger.debug("\(count) verdicts not carried out: the stream journal cannot be written")
