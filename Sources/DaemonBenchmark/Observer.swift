@@ -67,9 +67,9 @@ final class Observer: @unchecked Sendable {
         return nil
     }
 
-    /// Waits until every stream of `indices` shows `muted` through changes reported after `start`; returns when
+    /// Waits until every stream of `indices` shows `silenced` through changes reported after `start`; returns when
     /// the last of them changed (the first change event not yet ruled out by a query), or nil after `timeout`.
-    func allShow(muted: Bool, _ indices: [UInt32], after start: Instant, timeout: Duration = .seconds(5)) async -> Instant? {
+    func allShow(silenced: Bool, _ indices: [UInt32], after start: Instant, timeout: Duration = .seconds(5)) async -> Instant? {
         let deadline = ContinuousClock.now + timeout
         var confirmed: [UInt32: Instant] = [:]
         var ruledOut: [UInt32: Int] = [:]  // change events already covered by a query that showed otherwise
@@ -82,7 +82,7 @@ final class Observer: @unchecked Sendable {
                 guard let states = try? await state(of: open) else { return nil }
                 for index in open {
                     let events = seen[index] ?? []
-                    if states[index] == muted {
+                    if states[index] == silenced {
                         confirmed[index] = events[ruledOut[index] ?? 0]
                     } else {
                         ruledOut[index] = events.count
@@ -95,12 +95,19 @@ final class Observer: @unchecked Sendable {
         return nil
     }
 
-    /// The mute state of `indices` now (a single query for many).
+    /// Whether each stream of `indices` is silent now (a single query for many): muted (module-role-cork, the
+    /// reactor) or at volume 0 (audiosessiond's silence, a gain of 0 on the user's volume).
     func state(of indices: [UInt32]) async throws -> [UInt32: Bool] {
-        if indices.count == 1, let input = try await connection.sinkInput(indices[0]) { return [indices[0]: input.muted] }
+        if indices.count == 1, let input = try await connection.sinkInput(indices[0]) {
+            return [indices[0]: Self.isSilenced(input)]
+        }
         let wanted = Set(indices)
         var states: [UInt32: Bool] = [:]
-        for input in try await connection.sinkInputs() where wanted.contains(input.index) { states[input.index] = input.muted }
+        for input in try await connection.sinkInputs() where wanted.contains(input.index) {
+            states[input.index] = Self.isSilenced(input)
+        }
         return states
     }
+
+    static func isSilenced(_ input: PulseSinkInput) -> Bool { input.muted || input.volume.average == 0 }
 }

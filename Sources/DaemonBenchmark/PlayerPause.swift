@@ -5,7 +5,7 @@ import Foundation
 import PulseBackend
 
 /// Benchmark 6 (section 6b): a real mpv with mpv-mpris plays on the daemon's sound server and private session
-/// bus; a phone stream appears. From the phone stream's `new` event to mpv's stream seen muted, and to mpv's
+/// bus; a phone stream appears. From the phone stream's `new` event to mpv's stream seen silenced, and to mpv's
 /// `PlaybackStatus` turning `Paused` (its `PropertiesChanged` signal, read on the bus). After each trial the
 /// phone stream ends and mpv plays again (the daemon's P3) before the next.
 func measurePlayerPause(_ daemonPath: String, trials: Int, into results: inout Results) async throws {
@@ -55,12 +55,12 @@ func measurePlayerPause(_ daemonPath: String, trials: Int, into results: inout R
         let phone = try await PulsePlaybackStream.open(
             server: rig.server.pulseServer, name: "phone", properties: ["media.role": "phone"])
         let appeared = await rig.observer.appearance(of: phone.sinkInputIndex)
-        let silent = await rig.observer.allShow(muted: true, [music], after: opening)
+        let silent = await rig.observer.allShow(silenced: true, [music], after: opening)
         let pause = await statuses.first(.paused, after: opening)
         let closing = ContinuousClock.now
         phone.close()
         guard await statuses.first(.playing, after: closing, timeout: .seconds(10)) != nil,
-            await rig.observer.allShow(muted: false, [music], after: closing) != nil
+            await rig.observer.allShow(silenced: false, [music], after: closing) != nil
         else { throw BenchError("player: mpv did not play again, heard, after the call") }
         guard trial > 0 else { continue }
         muted.add(zip(appeared, silent).map { milliseconds($1 - $0) })

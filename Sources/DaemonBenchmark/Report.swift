@@ -26,10 +26,10 @@ func report(_ results: Results) {
 private func reportPlayerPause(_ results: Results) {
     print("")
     print("6. Player paused (mpv with mpv-mpris, on a private session bus): phone stream's `new` event -> mpv's")
-    print("   stream seen muted, and -> mpv's PlaybackStatus `Paused` (its PropertiesChanged signal)")
+    print("   stream seen silenced, and -> mpv's PlaybackStatus `Paused` (its PropertiesChanged signal)")
     guard let (muted, paused) = results.playerPause else { return print("   not measured") }
     var table = Table(header: ["", "trials", "p50", "p99"])
-    for (label, t) in [("stream muted", muted), ("player paused", paused)] {
+    for (label, t) in [("stream silenced", muted), ("player paused", paused)] {
         table.add([label, "\(t.count)" + (t.failures > 0 ? " (\(t.failures) lost)" : ""), ms(t.p50), ms(t.p99)])
     }
     print(table.render())
@@ -51,7 +51,7 @@ private func reportOverlap(_ results: Results) {
 }
 
 private func reportUnawareCall(_ results: Results) {
-    print("1. Unaware call: phone stream's `new` event -> the music stream seen muted (1 music stream)")
+    print("1. Unaware call: phone stream's `new` event -> the music stream seen silenced (1 music stream)")
     guard let timings = results.unaware[1] else { return print("   not measured\n") }
     var table = Table(header: ["", "trials", "p50", "p99", "p50 vs module", "p99 vs module", "target", ""])
     let module = timings[Contender.module.rawValue]
@@ -71,7 +71,7 @@ private func reportUnawareCall(_ results: Results) {
 }
 
 private func reportActivate(_ results: Results) {
-    print("2. Phone client's `activate` request -> all N client-owned music streams seen muted; against")
+    print("2. Phone client's `activate` request -> all N client-owned music streams seen silenced; against")
     print("   module-role-cork's phone stream `new` -> all N music streams muted (same N, trials alternating),")
     print("   and, for context, module-role-cork from the phone app's call to open its stream (connecting included)")
     var table = Table(header: [
@@ -92,7 +92,7 @@ private func reportActivate(_ results: Results) {
 }
 
 private func reportScaling(_ results: Results) {
-    print("3. N unaware music streams (one app), then a phone stream: `new` -> all N seen muted")
+    print("3. N unaware music streams (one app), then a phone stream: `new` -> all N seen silenced")
     var table = Table(header: ["N", "", "p50", "p99", "p50 / N", "p50 vs module", "p99 vs module", "target", ""])
     for n in sizes {
         guard let timings = results.unaware[n] else { continue }

@@ -159,16 +159,16 @@ final class Rig: @unchecked Sendable {
         return (group, indices)
     }
 
-    /// Waits until every stream of `indices` shows unmuted after `quiet` with no change.
+    /// Waits until every stream of `indices` shows not silenced after `quiet` with no change.
     func settle(_ indices: [UInt32], quiet: Duration = .milliseconds(200)) async throws {
         let deadline = ContinuousClock.now + .seconds(5)
         while true {
             try await Task.sleep(for: quiet)
             let states = try await observer.state(of: indices)
-            let muted = indices.filter { states[$0] != false }.count
-            if muted == 0 { return }
+            let silenced = indices.filter { states[$0] != false }.count
+            if silenced == 0 { return }
             guard ContinuousClock.now < deadline else {
-                throw BenchError("\(name): \(muted) of \(indices.count) streams stay muted")
+                throw BenchError("\(name): \(silenced) of \(indices.count) streams stay silenced")
             }
         }
     }

@@ -36,13 +36,14 @@ extension LiveScenarioRunner {
         return status.sessions.first { $0.session == number }
     }
 
-    /// What the server makes of a session's output stream: none when paused or never started, silent when
-    /// muted, ducked when below the user's volume, else audible.
+    /// What the server makes of a session's output stream: none when paused or never started, silent at volume
+    /// 0 (the daemon's silence, a gain of 0 on the user's volume) or muted (the user's flag), ducked when below
+    /// the user's volume, else audible.
     func serverOutput(of session: LiveSession, in reading: LiveSoundServer.Reading) -> OutputSummary {
         guard let stream = session.outputIndex, let info = reading.sinkInputs[stream], !info.corked else {
             return .none
         }
-        if info.muted { return .silent }
+        if info.muted || info.volume.average == 0 { return .silent }
         if let user = session.userVolume {
             if info.volume.average < user.average { return .ducked }
             // The first reading may already have been on its way down: the user's volume is the highest seen.
@@ -62,7 +63,7 @@ extension LiveScenarioRunner {
     func serverInput(of session: LiveSession, in reading: LiveSoundServer.Reading) -> InputSummary {
         guard let stream = session.input, let info = reading.sourceOutputs[stream.sourceOutputIndex], !info.corked
         else { return .none }
-        return info.muted ? .muted : .capturing
+        return info.muted || info.volume.average == 0 ? .muted : .capturing
     }
 
     /// The session as the engine would describe it: state, category, routes and the rest from the daemon;
