@@ -9,10 +9,10 @@ import Testing
 @testable import AudioSessionCLI
 @testable import AudioSessionDaemon
 
-/// The daemon killed, stopped and started again on a real sound server: it never leaves a stream muted or
+/// The daemon killed, stopped and started again on a real sound server: it never leaves a stream silenced or
 /// ducked, never overwrites what the user set, and keeps the user's switch and output (docs/STATE.md).
 @Suite(.serialized, .timeLimit(.minutes(3))) struct CrashSafetyTests {
-    /// 10 games (ambient) muted by the silent switch (O4) and 10 radios (mixable playback) ducked by a
+    /// 10 games (ambient) silenced by the silent switch (O4) and 10 radios (mixable playback) ducked by a
     /// navigation prompt (O7), each with a volume of its user's, from 40% to 85%.
     static let userVolumes: [Double] = (0..<10).map { 0.40 + 0.05 * Double($0) }
 
@@ -27,7 +27,7 @@ import Testing
 
         rig.killDaemon()
         let leftByTheCrash = try await rig.changedCount(streams)
-        print("kill -9 (\(kind)): \(leftByTheCrash) of 20 streams left muted or ducked by the dead daemon")
+        print("kill -9 (\(kind)): \(leftByTheCrash) of 20 streams left silenced or ducked by the dead daemon")
         #expect(leftByTheCrash == 20)
 
         // Nothing that would change them again is left (the prompt ends; the restarted daemon keeps the
@@ -72,6 +72,49 @@ import Testing
         #expect(journal.entries.allSatisfy { !$0.policyMuted && $0.policyVolume == $0.userVolume })
     }
 
+    /// The user's values during a hold survive kill -9 (docs/RELIABILITY.md, "The user's values during a hold"): a
+    /// call silences the music; the user mutes it and sets 50 % during the call; the daemon is killed, the call
+    /// ends, and a new daemon gives the music its user's values from the journal: muted, at 50 %.
+    @Test(arguments: PrivateSoundServer.Kind.allCases)
+    func afterKill9DuringACallTheMusicHasWhatItsUserSetDuringTheCall(_ kind: PrivateSoundServer.Kind) async throws {
+        let rig = try await CrashRig(kind)
+        defer { rig.stop() }
+        try await rig.startDaemon()
+        let player = try rig.play(app: "radio", role: "music")
+        defer { player.terminate() }
+        let music = try await rig.stream(app: "radio")
+        let user = PulseVolume(channels: [45875, 45875])
+        try await rig.observer.setSinkInputVolume(music.index, user)
+        try await eventually("the music has its user's volume") {
+            try await rig.observer.sinkInput(music.index)?.volume == user
+        }
+        let call = try rig.play(app: "call", role: "phone")
+        defer { call.terminate() }
+        try await eventually("the call silences the music") {
+            try await rig.observer.sinkInput(music.index)?.isSilenced == true
+        }
+        let fifty = PulseVolume(channels: [32768, 32768])
+        try await rig.observer.setSinkInputMute(music.index, true)
+        try await rig.observer.setSinkInputVolume(music.index, fifty)
+        try await eventually("the journal holds what the user set during the call") {
+            try rig.journal(in: rig.stateDirectory).entries.contains {
+                $0.index == music.index && $0.userVolume == fifty.channels && $0.userMuted && !$0.policyMuted
+            }
+        }
+
+        rig.killDaemon()
+        call.terminate()
+        _ = call.waitForExit()
+        try await rig.startDaemon()
+        try await eventually("the music has what its user set during the call: muted, at 50 %") {
+            let now = try await rig.observer.sinkInput(music.index)
+            return now?.volume == fifty && now?.muted == true
+        }
+        try await Task.sleep(for: .milliseconds(1500))
+        let after = try #require(try await rig.observer.sinkInput(music.index))
+        #expect(after.volume == fifty && after.muted, "\(after.volume), muted \(after.muted)")
+    }
+
     @Test func afterKill9WithTheCausesStillThereThePolicyAppliesAnewOnTheUsersValues() async throws {
         let rig = try await CrashRig(.pulseaudio)
         defer { rig.stop() }
@@ -81,15 +124,15 @@ import Testing
         rig.killDaemon()
 
         // The same state directory: the switch is still silent and the prompt still plays. Had the new daemon
-        // taken the dead one's mute and duck for the user's values, the radios would be ducked twice over and
-        // the games would stay muted once the switch is back to ring.
+        // taken the dead one's silence and duck for the user's values, the radios would be ducked twice over and
+        // the games would stay silent (at 0) once the switch is back to ring.
         try await rig.startDaemon()
         try await eventually(
-            "the policy applies anew: games muted, radios ducked to exactly a quarter of their user's volume"
+            "the policy applies anew: games silenced, radios ducked to exactly a quarter of their user's volume"
         ) {
             try await rig.expectedCount(streams, ducked: true, switchSilent: true) == 20
         }
-        print("kill -9 with the causes still there: 20 of 20 streams muted or ducked anew from their user's values")
+        print("kill -9 with the causes still there: 20 of 20 streams silenced or ducked anew from their user's values")
         navigation.terminate()
         _ = try rig.control().result(Request(.setSilentSwitch(.ring)))
         try await eventually(
@@ -146,8 +189,8 @@ import Testing
             defer { player.terminate() }
             let music = try await rig.stream(app: "music-\(what.prefix(4))")
             let call = try rig.play(app: "call", role: "phone")
-            try await eventually("\(what): the daemon works: the call mutes the music") {
-                try await rig.observer.sinkInput(music.index)?.muted == true
+            try await eventually("\(what): the daemon works: the call silences the music") {
+                try await rig.observer.sinkInput(music.index)?.isSilenced == true
             }
             call.terminate()
             player.terminate()
@@ -204,7 +247,7 @@ import Testing
         try await eventually("the music plays on the selected speaker, the game is silenced by the switch") {
             let musicNow = try await rig.observer.sinkInput(music.index)
             let gameNow = try await rig.observer.sinkInput(gameStream.index)
-            return musicNow?.sinkIndex == speaker && musicNow?.muted == false && gameNow?.muted == true
+            return musicNow?.sinkIndex == speaker && musicNow?.isSilenced == false && gameNow?.isSilenced == true
         }
         // A restart of the sound server finds the devices again; that is not the user plugging anything in.
         try await rig.server.restart()
@@ -297,7 +340,7 @@ final class CrashRig: @unchecked Sendable {
 
     /// The standard rules, but games known by name rather than by role: the streams here have no role, so
     /// that WirePlumber's stream restore (which keys streams by role, else by name) does not carry one
-    /// stream's values over to the next (a mute saved for one game's stream would start the next one muted).
+    /// stream's values over to the next (a silence saved for one game's stream would start the next one silent).
     static let configuration = """
         rules:
           - match: { media.role: [a11y, navigation, speech] }
@@ -384,7 +427,7 @@ final class CrashRig: @unchecked Sendable {
         throw LiveTestError("no stream of \(app) appeared within 15 s")
     }
 
-    /// 10 games and 10 radios, each given a volume by its user; then the silent switch mutes the games and a
+    /// 10 games and 10 radios, each given a volume by its user; then the silent switch silences the games and a
     /// navigation prompt ducks the radios.
     func changeTwentyStreams() async throws -> ([Stream], Process) {
         var streams: [Stream] = []
@@ -409,7 +452,7 @@ final class CrashRig: @unchecked Sendable {
         let navigation = try play(app: "maps", role: "navigation")
         let changed = streams
         do {
-            try await eventually("the games are muted and the radios ducked") {
+            try await eventually("the games are silenced and the radios ducked") {
                 try await self.expectedCount(changed, ducked: true, switchSilent: true) == 20
             }
         } catch {
@@ -434,14 +477,15 @@ final class CrashRig: @unchecked Sendable {
         return changed
     }
 
-    /// How many streams are as the policy wants them: games muted (with their user's volume) when the switch
-    /// is silent, radios at exactly a quarter of their user's volume while ducked.
+    /// How many streams are as the policy wants them: games at volume 0 (a gain of 0 on their user's volume,
+    /// the mute flag left unset) when the switch is silent, radios at exactly a quarter of their user's volume
+    /// while ducked.
     func expectedCount(_ streams: [Stream], ducked: Bool, switchSilent: Bool) async throws -> Int {
         var matching = 0
         for stream in streams {
             guard let now = try await observer.sinkInput(stream.index) else { continue }
             if stream.isGame {
-                if now.muted == switchSilent && now.volume == stream.user { matching += 1 }
+                if !now.muted && now.volume == (switchSilent ? stream.user.silenced : stream.user) { matching += 1 }
             } else if !now.muted && now.volume == (ducked ? stream.user.scaled(by: 0.25) : stream.user) {
                 matching += 1
             }

@@ -1,3 +1,4 @@
+import AudioSessionDaemonCore
 import AudioSessionProtocol
 import AudioSessionTestSupport
 import Foundation
@@ -9,7 +10,7 @@ import Testing
 
 /// The daemon's state directory on a small tmpfs filled up (docs/STATE.md, "A full disk"): a request that
 /// needs a state write is refused with `stateUnavailable`, a stream whose journal entry cannot be written is
-/// not silenced, nothing is left muted after `kill -9`, and the log tells of the failure once.
+/// not silenced, nothing is left silenced after `kill -9`, and the log tells of the failure once.
 /// Mounting a tmpfs needs root (as the tests run in CI); elsewhere the suite is skipped, saying why.
 @Suite(.serialized, .timeLimit(.minutes(3)), .enabled(if: geteuid() == 0, "needs root to mount a small tmpfs"))
 struct FullDiskTests {
@@ -87,22 +88,23 @@ struct FullDiskTests {
         _ = prompt.waitForExit()
         try await eventually("the prompt's stream is gone") { try await rig.observer.sinkInputs().count == 1 }
 
-        // An unaware call: the music is not muted either.
+        // An unaware call: the music is not silenced either.
         let call = try rig.play(app: "call", role: "phone")
         defer { call.terminate() }
         _ = try await rig.stream(app: "call")
         #expect(
             try await Self.changeOf(music.index, from: user, rig) == nil,
-            "the music was muted during a call whose mute could not be journaled"
+            "the music was silenced during a call whose silence could not be journaled"
         )
 
-        // kill -9, and a new daemon on the still full disk: nothing is muted, before or after it starts.
+        // kill -9, and a new daemon on the still full disk: nothing is silenced, before or after it starts.
         rig.killDaemon()
-        #expect(try await rig.observer.sinkInput(music.index)?.muted == false)
+        let afterKill = try #require(try await rig.observer.sinkInput(music.index))
+        #expect(afterKill.volume == user && !afterKill.muted, "\(afterKill.volume), muted \(afterKill.muted)")
         try await rig.startDaemon()
         #expect(
             try await Self.changeOf(music.index, from: user, rig) == nil,
-            "the music was muted after kill -9 and a restart on the full disk"
+            "the music was silenced after kill -9 and a restart on the full disk"
         )
 
         // The log: the failure once, not once per turn.
@@ -124,29 +126,33 @@ struct FullDiskTests {
         try await eventually("the daemon says the journal is written again") {
             secondLog().contains("stream journal \(rig.stateDirectory)/streams.json written again")
         }
-        try await eventually("the music is muted for the call once it is journaled") {
-            try await rig.observer.sinkInput(music.index)?.muted == true
+        try await eventually("the music is silenced for the call once it is journaled") {
+            try await rig.observer.sinkInput(music.index)?.isSilenced == true
         }
-        #expect(try rig.journal(in: rig.stateDirectory).entries.contains { $0.index == music.index && $0.policyMuted })
+        #expect(try rig.journal(in: rig.stateDirectory).entries.contains { $0.index == music.index && Self.silences($0) })
 
         // kill -9 with space: the journal gives the music back when the call is over and a daemon starts.
         rig.killDaemon()
         call.terminate()
         _ = call.waitForExit()
         try await rig.startDaemon()
-        try await eventually("the music is heard again after the restart") {
-            try await rig.observer.sinkInput(music.index)?.muted == false
+        try await eventually("the music is heard again at its user's volume after the restart") {
+            let now = try await rig.observer.sinkInput(music.index)
+            return now?.volume == user && now?.muted == false
         }
         print(
             "full disk: \(secondLog().split(separator: "\n").first { $0.contains("written again") }?.split(separator: "]").last ?? "")"
         )
     }
 
-    /// A verdict that gives back and holds back at once (a call ends while a prompt plays: the music is to be
-    /// unmuted and ducked) on a full disk: the unmute, which needs no journal entry, is made at once; the duck
-    /// waits for the journal, and is made once it can be written.
+    /// A call ends on a full disk while a prompt plays: the music comes back from the call's silence at once, to
+    /// the duck of the volume its user set during the call. Nothing of that verdict waits: the silence's journal
+    /// entry (the user's volume, and 0 for the policy's) already spans the duck, so a crash could undo it; only
+    /// the narrower entry is not written. (Before gain layers the call's hold was a mute, and the duck waited
+    /// for the journal while the unmute was made; a verdict that gives back and holds back at once is now a
+    /// move with a louder volume: `StreamMachineTests`, "a full disk: ...".)
     @Test(arguments: PrivateSoundServer.Kind.allCases)
-    func whatGivesAStreamBackIsMadeAlsoWhenTheRestOfItsVerdictWaitsForTheJournal(
+    func aCallsEndOnAFullDiskGivesTheMusicBackAtOnceToThePromptsDuckOfTheUsersVolume(
         _ kind: PrivateSoundServer.Kind
     ) async throws {
         let rig = try await CrashRig(kind)
@@ -163,7 +169,8 @@ struct FullDiskTests {
         try await eventually("the music has its user's volume") {
             try await rig.observer.sinkInput(music.index)?.volume == user
         }
-        // A prompt ducks the music, and a call mutes it and interrupts the prompt (journaled: the disk has room).
+        // A prompt ducks the music, and a call silences it and interrupts the prompt (journaled: the disk has
+        // room).
         let prompt = try rig.play(app: "maps", role: "navigation")
         defer { prompt.terminate() }
         _ = try await rig.stream(app: "maps")
@@ -173,38 +180,51 @@ struct FullDiskTests {
         let call = try rig.play(app: "call", role: "phone")
         defer { call.terminate() }
         _ = try await rig.stream(app: "call")
-        try await eventually("the music is muted for the call") { try await rig.observer.sinkInput(music.index)?.muted == true }
-        // The user turns the music down during the call: that is its user's volume now, which the prompt is to
-        // duck again when the call is over.
+        try await eventually("the music is silenced for the call") {
+            try await rig.observer.sinkInput(music.index)?.volume == user.silenced
+        }
+        // The user turns the music down during the call: that is its user's volume now (journaled, then put back
+        // to 0 at once: the call's hold wins), which the prompt is to duck when the call is over.
         let userDuringCall = PulseVolume(channels: [39321, 39321])
-        // (Set again until it stays: the end of the duck may still be fading when the call begins. The server
-        // tells the daemon of it before it tells of the call's end below.)
-        try await eventually("the server keeps the user's new volume") {
-            try await rig.observer.setSinkInputVolume(music.index, userDuringCall)
-            try await Task.sleep(for: .milliseconds(500))
-            return try await rig.observer.sinkInput(music.index)?.volume == userDuringCall
+        try await rig.observer.setSinkInputVolume(music.index, userDuringCall)
+        try await eventually("the call's hold puts the user's new volume back to 0") {
+            try await rig.observer.sinkInput(music.index)?.volume == user.silenced
+        }
+        try await eventually("the journal holds the user's new volume") {
+            try rig.journal(in: rig.stateDirectory).entries.contains {
+                $0.index == music.index && $0.userVolume == userDuringCall.channels && Self.silences($0)
+            }
         }
 
-        // The disk fills and the call ends: the music is heard again at its user's volume; the duck waits.
+        // The disk fills and the call ends: the music is heard again, ducked from its user's new volume.
         _ = try disk.fill()
         call.terminate()
         _ = call.waitForExit()
-        try await eventually("the music is unmuted when the call ends, although its duck cannot be journaled") {
-            try await rig.observer.sinkInput(music.index)?.muted == false
-        }
-        let afterCall = try await rig.observer.sinkInput(music.index)?.volume
-        #expect(afterCall == userDuringCall, "\(afterCall?.channels ?? []) for \(userDuringCall.channels)")
-        #expect(log().contains("streams.json") && log().contains("not written"), "the duck waited for the journal")
-
-        // Room again: the duck is made.
-        try disk.free()
-        try await eventually("the music is ducked under the prompt once its journal can be written") {
+        let ducked = userDuringCall.scaled(by: 0.25)
+        try await eventually("the music is ducked from the user's new volume when the call ends, on the full disk") {
             let now = try await rig.observer.sinkInput(music.index)
-            return now?.muted == false && now.map { $0.volume.average < userDuringCall.average } == true
+            return now?.volume == ducked && now?.muted == false
+        }
+        try await eventually("the narrower journal entry is not written") {
+            log().contains("streams.json") && log().contains("not written")
+        }
+        #expect(
+            try rig.journal(in: rig.stateDirectory).entries.contains {
+                $0.index == music.index && $0.userVolume == userDuringCall.channels && Self.silences($0)
+            },
+            "the journal on disk still spans the duck"
+        )
+
+        // Room again, and the prompt ends: the user's volume of the call.
+        try disk.free()
+        prompt.terminate()
+        try await eventually("the music plays at the volume its user set during the call") {
+            let now = try await rig.observer.sinkInput(music.index)
+            return now?.volume == userDuringCall && now?.muted == false
         }
     }
 
-    /// A stream the server moves by itself (its device went away) while the disk is full is not held muted (that
+    /// A stream the server moves by itself (its device went away) while the disk is full is not held silent (that
     /// could not be undone after a crash), and nor is the stop the policy decides for it (R4); once the journal can
     /// be written the stop is made. (The hold that could not be made was taken for made, and the stop then
     /// wrote nothing.)
@@ -245,16 +265,21 @@ struct FullDiskTests {
                 $0.origin == "pulse sink-input \(music.index)" && $0.verdict == "silent"
             }
         }
-        #expect(try await rig.observer.sinkInput(music.index)?.muted == false, "muted with nothing journaled")
+        #expect(try await rig.observer.sinkInput(music.index)?.isSilenced == false, "silenced with nothing journaled")
 
         try disk.free()
         try await eventually("the music is stopped (R4) once its journal can be written") {
-            try await rig.observer.sinkInput(music.index)?.muted == true
+            try await rig.observer.sinkInput(music.index)?.isSilenced == true
         }
-        #expect(try rig.journal(in: rig.stateDirectory).entries.contains { $0.index == music.index && $0.policyMuted })
+        #expect(try rig.journal(in: rig.stateDirectory).entries.contains { $0.index == music.index && Self.silences($0) })
     }
 
     static func request(_ command: Command) -> Request { Request(command) }
+
+    /// Whether a journal entry is of the policy's silence: a volume of 0 (the gain layer's), the flag left alone.
+    static func silences(_ entry: JournalStreamEntry) -> Bool {
+        !entry.policyMuted && !entry.policyVolume.isEmpty && entry.policyVolume.allSatisfy { $0 == 0 }
+    }
 
     /// What the daemon started last logs, read afresh on each call, also after another daemon started.
     static func logOfLatestDaemon(_ rig: CrashRig) -> @Sendable () -> String {
@@ -272,7 +297,7 @@ struct FullDiskTests {
         let until = ContinuousClock.now + .seconds(2)
         while ContinuousClock.now < until {
             guard let now = try await rig.observer.sinkInput(index) else { return "the music's stream is gone" }
-            if now.muted || now.volume != user { return "muted: \(now.muted), volume \(now.volume.channels)" }
+            if now.muted || now.volume != user { return "muted: \(now.muted), volume \(now.volume.channels) (0: silenced)" }
             try await Task.sleep(for: .milliseconds(20))
         }
         return nil

@@ -116,6 +116,23 @@ import Testing
         )
     }
 
+    /// The policy's silence is a volume of 0: a journal entry of it spans 0 to the user's volume, so a stream
+    /// left at 0 (or at a fade step, or at the user's volume) is given the user's volume back after kill -9;
+    /// one the user set above it keeps the user's. Its mute flag is the user's: the entry does not mute.
+    @Test func theJournalTakesBackASilenceOfThePolicys() {
+        let entry = JournalStreamEntry(
+            kind: .sinkInput,
+            index: 3,
+            userVolume: [40000, 40000],
+            userMuted: true,
+            policyVolume: [0, 0],
+            policyMuted: false
+        )
+        #expect(entry.isPolicyVolume(PulseVolume(channels: [0, 0])), "the silence")
+        #expect(entry.isPolicyVolume(PulseVolume(channels: [40000, 40000])), "the user's volume")
+        #expect(!entry.isPolicyVolume(PulseVolume(channels: [50000, 50000])), "the user turned it up")
+    }
+
     /// A live daemon on PulseAudio: music, a call that interrupts it and ends, the grace and the music back;
     /// stopped; its event log exported with the tool and replayed with the tool.
     @Test func aLiveDaemonsJournalExportReplaysWithTheTool() async throws {
@@ -132,12 +149,13 @@ import Testing
             ["--property=application.name=phone", short],
             environment: ["PULSE_PROP": "media.role=phone"]
         )
-        try await eventually("the call mutes the music") {
-            try await rig.observer.sinkInput(stream.index)?.muted == true
+        try await eventually("the call silences the music") {
+            try await rig.observer.sinkInput(stream.index)?.isSilenced == true
         }
         _ = call.waitForExit()
-        try await eventually("the music is back after the call and its grace", within: 8) {
-            try await rig.observer.sinkInput(stream.index)?.muted == false
+        try await eventually("the music is back at its volume after the call and its grace", within: 8) {
+            let now = try await rig.observer.sinkInput(stream.index)
+            return now?.volume == stream.volume && now?.muted == false
         }
         _ = try rig.control().result(Request(.setSilentSwitch(.silent)))
         rig.daemon?.stop()

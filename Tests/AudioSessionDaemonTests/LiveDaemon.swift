@@ -127,3 +127,19 @@ func eventually(
     if try await condition() { return }
     throw LiveTestError("timed out after \(seconds) s waiting until \(what)")
 }
+
+/// The policy's silence as a client sees it: the daemon holds a stream silent with a volume of 0 (a gain layer of
+/// 0 on the user's volume, as ducking is one of 0.25) and leaves the mute flag to the user; a stream is silent
+/// when either is so.
+extension PulseSinkInput {
+    var isSilenced: Bool { muted || volume.average == 0 }
+}
+
+extension PulseSourceOutput {
+    var isSilenced: Bool { muted || volume.average == 0 }
+}
+
+extension PulseVolume {
+    /// What the policy writes to silence a stream of this volume's channels: 0 on each.
+    var silenced: PulseVolume { PulseVolume(channels: channels.map { _ in 0 }) }
+}

@@ -18,14 +18,88 @@ import Testing
         let player = try live.play(role: "music")
         defer { player.terminate() }
         let music = try await live.stream(role: "music")
-        // The call lasts until the music has been seen muted: a call shorter than a loaded machine's delays
+        // The call lasts until the music has been seen silenced: a call shorter than a loaded machine's delays
         // could end before anyone looked.
         let call = try live.play(role: "phone")
         defer { call.terminate() }
-        try await eventually("the music is muted during the call") { try await live.current(music.index)?.muted == true }
+        try await eventually("the music is silenced during the call, at volume 0 with the mute flag left alone") {
+            let now = try await live.current(music.index)
+            return now?.volume == music.volume.silenced && now?.muted == false
+        }
         call.stop()
-        try await eventually("the music is heard again after the call and its grace", within: 8) {
-            try await live.current(music.index)?.muted == false
+        try await eventually("the music is heard again at its volume after the call and its grace", within: 8) {
+            let now = try await live.current(music.index)
+            return now?.volume == music.volume && now?.muted == false
+        }
+    }
+
+    /// The user's values during a hold are the user's (docs/RELIABILITY.md, "The user's values during a hold"):
+    /// an unaware call silences the music; the user, as an independent client, mutes it and sets it to 50 %
+    /// during the call: after the call the music is muted, by the user, at 50 %. In a second call the user
+    /// unmutes it and sets 60 %: the hold wins while it lasts (the 60 % is put back to 0 at once), and after the
+    /// call the music plays, unmuted, at 60 %. Before gain layers the policy held the music with the mute flag,
+    /// so the user's mute changed nothing the server reported and the end of the call unmuted the music.
+    @Test(arguments: PrivateSoundServer.Kind.allCases)
+    func aMuteAndAVolumeTheUserSetsDuringACallAreTheMusicsAfterIt(_ kind: PrivateSoundServer.Kind) async throws {
+        let live = try await LiveDaemon(kind)
+        defer { live.stop() }
+        let player = try live.play(role: "music")
+        defer { player.terminate() }
+        let music = try await live.stream(role: "music")
+        try await live.observer.setSinkInputVolume(music.index, Self.seventy)
+        try await eventually("the user's 70 % is in force") { try await live.current(music.index)?.volume == Self.seventy }
+
+        let call = try live.play(role: "phone")
+        defer { call.terminate() }
+        try await eventually("the music is silenced by the call") { try await live.current(music.index)?.isSilenced == true }
+        let fifty = PulseVolume(channels: [32768, 32768])
+        try await live.observer.setSinkInputMute(music.index, true)
+        try await live.observer.setSinkInputVolume(music.index, fifty)
+        // The server's events come in order: the daemon sees the user's changes before the call's end.
+        try await eventually("the music stays silent during the call, muted as the user set it") {
+            let now = try await live.current(music.index)
+            return now?.isSilenced == true && now?.muted == true
+        }
+        call.stop()
+        // What the hold showed may already be the user's values (muted, whatever the volume): the hold is over
+        // when the daemon says the music is audible, and what it wrote then is what stays.
+        try await Self.waitUntilTheDaemonHears(music.index, live)
+        try await eventually("after the call the music has what the user set during it: muted, at 50 %", within: 8) {
+            let now = try await live.current(music.index)
+            return now?.volume == fifty && now?.muted == true
+        }
+        try await Task.sleep(for: .milliseconds(1500))
+        let afterFirst = try #require(try await live.current(music.index))
+        #expect(afterFirst.volume == fifty && afterFirst.muted, "\(afterFirst.volume), muted \(afterFirst.muted)")
+
+        let second = try live.play(role: "phone")
+        defer { second.terminate() }
+        try await eventually("the music is silenced by the second call, at volume 0") {
+            try await live.current(music.index)?.volume == fifty.silenced
+        }
+        let sixty = PulseVolume(channels: [39322, 39322])
+        try await live.observer.setSinkInputMute(music.index, false)
+        try await live.observer.setSinkInputVolume(music.index, sixty)
+        try await eventually("the call's hold wins: the user's 60 % is put back to 0 at once, the unmute is made") {
+            let now = try await live.current(music.index)
+            return now?.volume == fifty.silenced && now?.muted == false
+        }
+        second.stop()
+        try await Self.waitUntilTheDaemonHears(music.index, live)
+        try await eventually("after the second call the music plays, unmuted by the user, at 60 %", within: 8) {
+            let now = try await live.current(music.index)
+            return now?.volume == sixty && now?.muted == false
+        }
+        try await Task.sleep(for: .milliseconds(1500))
+        let after = try #require(try await live.current(music.index))
+        #expect(after.volume == sixty && after.muted == false, "\(after.volume), muted \(after.muted)")
+    }
+
+    /// Until the daemon's status says sink-input `index` is audible (its hold is over).
+    static func waitUntilTheDaemonHears(_ index: UInt32, _ live: LiveDaemon) async throws {
+        try await eventually("the daemon says the music is audible again", within: 8) {
+            let streams = try live.client().result(Request(.status)).status?.streams ?? []
+            return streams.contains { $0.origin == "pulse sink-input \(index)" && $0.verdict == "audible" }
         }
     }
 
@@ -110,30 +184,30 @@ import Testing
         try await eventually("the music plays on the headphones (the most recent port, R1)") { try await live.current(music.index)?.sinkIndex == headphones }
         let speaker = try #require(try await live.sinkIndex(named: "speaker"))
 
-        // An independent observer notes when the stream is on the speaker unmuted, and for how long.
+        // An independent observer notes when the stream is on the speaker and not silenced, and for how long.
         let gap = GapMeter()
         let watcher = Task {
             for await event in live.observer.events {
                 guard case .changed(.sinkInput, _, music.index) = event,
                     let stream = try? await live.observer.sinkInput(music.index)
                 else { continue }
-                gap.note(onSpeaker: stream.sinkIndex == speaker, muted: stream.muted)
+                gap.note(onSpeaker: stream.sinkIndex == speaker, silenced: stream.isSilenced)
             }
         }
         defer { watcher.cancel() }
         let module = try #require(try live.server.pactl(["list", "short", "modules"]).split(separator: "\n")
             .first { $0.contains("sink_name=headphones") }?.split(separator: "\t").first.flatMap { UInt32($0) })
         try live.server.unloadModule(module)
-        try await eventually("the music is muted on the speaker (R4)") {
+        try await eventually("the music is silenced on the speaker (R4)") {
             guard let stream = try await live.current(music.index) else { return false }
-            return stream.sinkIndex == speaker && stream.muted
+            return stream.sinkIndex == speaker && stream.isSilenced
         }
         try await Task.sleep(for: .milliseconds(600))
-        #expect(try await live.current(music.index)?.muted == true, "the stopped music must stay silent (O3)")
+        #expect(try await live.current(music.index)?.isSilenced == true, "the stopped music must stay silent (O3)")
         print("R4 gap on \(kind): \(gap.report)")
         try live.server.loadNullSink("headphones")
         try await Task.sleep(for: .milliseconds(400))
-        #expect(try await live.current(music.index)?.muted == true, "plugging back in does not restart it")
+        #expect(try await live.current(music.index)?.isSilenced == true, "plugging back in does not restart it")
     }
 
     @Test(arguments: PrivateSoundServer.Kind.allCases)
@@ -174,9 +248,9 @@ import Testing
         let music = try await live.stream(role: "music")
         let call = try live.play(role: "phone")
         defer { call.terminate() }
-        try await eventually("the call mutes the music") { try await live.current(music.index)?.muted == true }
+        try await eventually("the call silences the music") { try await live.current(music.index)?.isSilenced == true }
         let during = try await live.observer.sourceOutput(stream.index)
-        #expect(during?.muted == false, "the meter keeps hearing the machine during the call")
+        #expect(during.map { !$0.isSilenced } == true, "the meter keeps hearing the machine during the call")
         #expect(during?.sourceIndex == monitorIndex, "the meter stays on the monitor")
         let listed = try live.client().result(Request(.status)).status?.streams ?? []
         #expect(!listed.contains { $0.origin == "pulse source-output \(stream.index)" }, "the daemon does not hold it: \(listed)")
@@ -198,13 +272,18 @@ import Testing
             let streams = try live.client().result(Request(.status)).status?.streams ?? []
             return streams.contains { $0.origin == "pulse source-output \(index)" && $0.verdict == "capturing" }
         }
-        #expect(try await live.observer.sourceOutput(index)?.muted == false, "a recorder that names no role captures")
+        let capturing = try #require(try await live.observer.sourceOutput(index))
+        #expect(!capturing.isSilenced, "a recorder that names no role captures")
         let call = try live.play(role: "phone")
         defer { call.terminate() }
-        try await eventually("the call mutes the recorder (A6)") { try await live.observer.sourceOutput(index)?.muted == true }
+        try await eventually("the call silences the recorder (A6), the mute flag left to the user") {
+            let now = try await live.observer.sourceOutput(index)
+            return now?.volume == capturing.volume.silenced && now?.muted == false
+        }
         call.stop()
-        try await eventually("the recorder captures again after the call (U3)", within: 8) {
-            try await live.observer.sourceOutput(index)?.muted == false
+        try await eventually("the recorder captures again at its volume after the call (U3)", within: 8) {
+            let now = try await live.observer.sourceOutput(index)
+            return now?.volume == capturing.volume && now?.muted == false
         }
     }
 
@@ -226,7 +305,7 @@ import Testing
         let call = try live.play(role: "phone")
         defer { call.terminate() }
         try await eventually("the policy is enforced on the new server") {
-            try await observer.sinkInputs().first { $0.properties["media.role"] == "music" }?.muted == true
+            try await observer.sinkInputs().first { $0.properties["media.role"] == "music" }?.isSilenced == true
         }
     }
 
@@ -299,7 +378,7 @@ import Testing
         defer { prompt.terminate() }
         let call = try live.play(role: "phone")
         defer { call.terminate() }
-        try await eventually("the music is muted by the call") { try await live.current(music.index)?.muted == true }
+        try await eventually("the music is silenced by the call") { try await live.current(music.index)?.isSilenced == true }
         live.process.stop()
         let after = try #require(try await live.current(music.index))
         #expect(after.muted == false)
@@ -330,7 +409,7 @@ import Testing
 
     /// An app's next stream starts with the user's values, never with a policy value the server saved from its
     /// last one (PulseAudio's module-stream-restore and WirePlumber's restore-stream save a stream's values
-    /// per role when it ends): music the user set to 70 % ends muted by a call, then ends ducked by a prompt, and
+    /// per role when it ends): music the user set to 70 % ends silenced by a call, then ends ducked by a prompt, and
     /// each time the app's next music stream plays at 70 %, unmuted.
     @Test(arguments: PrivateSoundServer.Kind.allCases)
     func anAppsNextStreamStartsWithTheUsersValuesNotThePolicys(_ kind: PrivateSoundServer.Kind) async throws {
@@ -340,9 +419,9 @@ import Testing
 
         let call = try live.play(role: "phone")
         defer { call.terminate() }
-        try await eventually("the music is muted by the call") { try await live.current(music.index)?.muted == true }
+        try await eventually("the music is silenced by the call") { try await live.current(music.index)?.isSilenced == true }
         first.stop()
-        try await eventually("the muted music stream is gone") { try await live.current(music.index) == nil }
+        try await eventually("the silenced music stream is gone") { try await live.current(music.index) == nil }
         call.stop()
         // Until the call is over (its grace included) a new music stream would be kept silent, and so would the
         // prompt that follows (A2): the next stream starts after it.
@@ -419,7 +498,7 @@ import Testing
         try await live.observer.setSinkInputVolume(music.index, Self.seventy)
         let call = try live.play(role: "phone")
         defer { call.terminate() }
-        try await eventually("the music is muted by the call") { try await live.current(music.index)?.muted == true }
+        try await eventually("the music is silenced by the call") { try await live.current(music.index)?.isSilenced == true }
         let key = try #require(music.properties["module-stream-restore.id"])
         player.stop()
         // The daemon moved the music to the headphones (the most recent port); that is the policy's choice,
@@ -431,18 +510,18 @@ import Testing
     }
 }
 
-/// Measures how long a stream was on the speaker and unmuted: the time R4's stop took to be heard.
+/// Measures how long a stream was on the speaker and not silenced: the time R4's stop took to be heard.
 final class GapMeter: @unchecked Sendable {
     private let lock = NSLock()
     private var audibleSince: ContinuousClock.Instant?
     private var longest: Duration = .zero
     private var samples = 0
 
-    func note(onSpeaker: Bool, muted: Bool) {
+    func note(onSpeaker: Bool, silenced: Bool) {
         lock.lock()
         defer { lock.unlock() }
         samples += 1
-        if onSpeaker && !muted {
+        if onSpeaker && !silenced {
             audibleSince = audibleSince ?? .now
         } else if let since = audibleSince {
             longest = max(longest, .now - since)

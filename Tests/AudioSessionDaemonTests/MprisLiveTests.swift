@@ -20,9 +20,9 @@ import Testing
         try await eventually("mpv's stream is corked (it paused itself)") { try await rig.live.current(music.index)?.corked == true }
         call.stop()
         try await rig.waitForStatus("Playing")
-        try await eventually("mpv's stream plays, unmuted") {
+        try await eventually("mpv's stream plays, not silenced") {
             guard let stream = try await rig.live.current(music.index) else { return false }
-            return !stream.corked && !stream.muted
+            return !stream.corked && !stream.isSilenced
         }
     }
 
@@ -36,13 +36,13 @@ import Testing
         try await rig.waitUntilTheDaemonSees(music, running: false)
         try await rig.playerctl(["play"])
         try await rig.waitForStatus("Playing")
-        try await eventually("mpv's stream runs, muted during the call (P5)") {
+        try await eventually("mpv's stream runs, silenced during the call (P5)") {
             guard let stream = try await rig.live.current(music.index) else { return false }
-            return !stream.corked && stream.muted
+            return !stream.corked && stream.isSilenced
         }
         call.stop()
         try await rig.waitUntilTheCallIsOver()
-        try await eventually("mpv is heard after the call (U3)") { try await rig.live.current(music.index)?.muted == false }
+        try await eventually("mpv is heard after the call (U3)") { try await rig.live.current(music.index)?.isSilenced == false }
         #expect(try await rig.playerctl(["status"]) == "Playing")
         #expect(!rig.live.daemonLog().contains("Play sent to"), "the daemon leaves the player as the user set it (P3)")
     }
@@ -85,7 +85,7 @@ import Testing
         #expect(try await rig.live.current(music.index)?.corked == true)
     }
 
-    @Test func aStoppedPlayerIsMutedInsteadAndNothingStaysMutedAfter() async throws {
+    @Test func aStoppedPlayerIsSilencedInsteadAndNothingStaysSilentAfter() async throws {
         let rig = try await MprisRig(.pulseaudio)
         defer { rig.stop() }
         let music = try await rig.playingPlayer()
@@ -93,24 +93,24 @@ import Testing
         let call = try rig.live.play(role: "phone")
         defer { call.stop() }
         try await eventually("the daemon gives the player up (P6)", within: 30) { rig.live.daemonLog().contains("(P6)") }
-        #expect(try await rig.live.current(music.index)?.muted == true, "muted as an unaware app")
+        #expect(try await rig.live.current(music.index)?.isSilenced == true, "silenced as an unaware app")
         // Continued, mpv takes the pause it was sent (late): the daemon does not undo it (docs/POLICY-NOTES.md).
         kill(rig.mpv.processIdentifier, SIGCONT)
         call.stop()
         try await rig.waitUntilTheCallIsOver()
         if try await rig.playerctl(["status"]) != "Playing" { try await rig.playerctl(["play"]) }
-        try await eventually("mpv plays after the call, and is heard: nothing is left muted") {
+        try await eventually("mpv plays after the call, and is heard: nothing is left silenced") {
             guard let stream = try await rig.live.current(music.index) else { return false }
-            return !stream.corked && !stream.muted
+            return !stream.corked && !stream.isSilenced
         }
         #expect(rig.live.daemonLog().components(separatedBy: "(P6)").count == 2, "logged once")
     }
 }
 
 extension MprisLiveTests {
-    /// A daemon with no session bus (a system daemon, a kiosk) runs as before: a player is muted as the unaware
+    /// A daemon with no session bus (a system daemon, a kiosk) runs as before: a player is silenced as the unaware
     /// app it is, not paused, and the log says once why.
-    @Test func withoutASessionBusAPlayerIsMutedNotPausedAndTheLogSaysSoOnce() async throws {
+    @Test func withoutASessionBusAPlayerIsSilencedNotPausedAndTheLogSaysSoOnce() async throws {
         let rig = try await MprisRig(.pulseaudio, daemonOnTheBus: false)
         defer { rig.stop() }
         try await rig.waitForStatus("Playing")
@@ -120,11 +120,11 @@ extension MprisLiveTests {
         let music = try #require(try await rig.live.observer.sinkInputs().first { $0.properties["application.name"] == "mpv" })
         let call = try rig.live.play(role: "phone")
         defer { call.stop() }
-        try await eventually("mpv's stream is muted for the call") { try await rig.live.current(music.index)?.muted == true }
+        try await eventually("mpv's stream is silenced for the call") { try await rig.live.current(music.index)?.isSilenced == true }
         #expect(try await rig.playerctl(["status"]) == "Playing", "not paused: the daemon has no bus")
         call.stop()
         try await rig.waitUntilTheCallIsOver()
-        try await eventually("mpv is heard again") { try await rig.live.current(music.index)?.muted == false }
+        try await eventually("mpv is heard again") { try await rig.live.current(music.index)?.isSilenced == false }
         #expect(rig.live.daemonLog().components(separatedBy: "media players are not paused").count == 2, "said once")
     }
 }

@@ -38,12 +38,14 @@ import Testing
         try await eventually("the daemon gives the stand-in up (P6)", within: 20) { live.daemonLog().contains("(P6)") }
         #expect(live.daemonLog().contains("the stand-in cannot pause"), "the log says why")
         #expect(pauses.withLock { $0 } == 1)
-        // The mute went to the sound server in the event that sent the pause; the error may come back first.
-        try await eventually("the music is muted as an unaware app's") { try await live.current(music.sinkInputIndex)?.muted == true }
+        // The silence went to the sound server in the event that sent the pause; the error may come back first.
+        try await eventually("the music is silenced as an unaware app's") {
+            try await live.current(music.sinkInputIndex)?.isSilenced == true
+        }
 
         _ = try phone.result(Request(.deactivate(notifyOthers: true)))
         try await eventually("the music is heard again after the call (U3)") {
-            try await live.current(music.sinkInputIndex)?.muted == false
+            try await live.current(music.sinkInputIndex)?.isSilenced == false
         }
         #expect(live.daemonLog().components(separatedBy: "(P6)").count == 2, "logged once")
         #expect(pauses.withLock { $0 } == 1, "never asked again")

@@ -30,9 +30,9 @@ struct PlatformFeedbackdLiveTests {
         let game = try live.play(role: "game")
         defer { game.stop() }
         let stream = try await live.stream(role: "game")
-        try await eventually("the game is heard on ring") { try await live.current(stream.index)?.muted == false }
+        try await eventually("the game is heard on ring") { try await live.current(stream.index)?.isSilenced == false }
 
-        // The profile set as docs/DBUS.md shows it: the switch follows, and an unaware game is muted.
+        // The profile set as docs/DBUS.md shows it: the switch follows, and an unaware game is silenced.
         try busctl(
             bus,
             [
@@ -41,7 +41,7 @@ struct PlatformFeedbackdLiveTests {
             ]
         )
         try await eventually("the switch is silent") { try Self.status(live).silentSwitch == .silent }
-        try await eventually("the game is muted") { try await live.current(stream.index)?.muted == true }
+        try await eventually("the game is silenced") { try await live.current(stream.index)?.isSilenced == true }
         try await control.setProperty(
             destination: FeedbackdNames.name,
             path: FeedbackdNames.path,
@@ -50,7 +50,10 @@ struct PlatformFeedbackdLiveTests {
             value: .string("full")
         )
         try await eventually("the switch is ring") { try Self.status(live).silentSwitch == .ring }
-        try await eventually("the game is heard again") { try await live.current(stream.index)?.muted == false }
+        try await eventually("the game is heard again at its volume") {
+            let now = try await live.current(stream.index)
+            return now?.volume == stream.volume && now?.muted == false
+        }
 
         // The switch set with the tool sets feedbackd's profile.
         try await profiles.waitFor("full")

@@ -12,7 +12,6 @@ import Testing
 /// On private PulseAudio and PipeWire servers, with real streams; each wait is for what the server or the daemon
 /// reports.
 @Suite(.serialized, .timeLimit(.minutes(4))) struct RouteLossRecoveryTests {
-    /// The music stream as the observer sees it: on which sink, muted or not.
     static func unplugHeadphones(_ live: LiveDaemon) throws {
         let module = try #require(
             try live.server.pactl(["list", "short", "modules"]).split(separator: "\n")
@@ -26,13 +25,13 @@ import Testing
         try live.client().result(Request(.status)).status?.streams.first { $0.origin == "pulse sink-input \(index)" }
     }
 
-    /// The music silent on the speaker by R4, as the daemon says and the server shows. The server's mute alone is
-    /// not enough: the daemon holds a stream the server moved muted at once, before its policy has decided, and on
-    /// a loaded machine a test that went on then found the stream still audible to the policy.
+    /// The music silent on the speaker by R4, as the daemon says and the server shows. The server's silence alone
+    /// is not enough: the daemon holds a stream the server moved silent at once, before its policy has decided, and
+    /// on a loaded machine a test that went on then found the stream still audible to the policy.
     static func waitForR4(_ live: LiveDaemon, sinkInput index: UInt32, speaker: UInt32) async throws {
         try await eventually("the music is silent on the speaker (R4)") {
             let stream = try await live.current(index)
-            guard stream?.sinkIndex == speaker, stream?.muted == true else { return false }
+            guard stream?.sinkIndex == speaker, stream?.isSilenced == true else { return false }
             return try Self.statusStream(live, sinkInput: index)?.because.contains("(R4)") == true
         }
     }
@@ -50,7 +49,11 @@ import Testing
         let index = app.sinkInputIndex
         let headphones = try #require(try await live.sinkIndex(named: "headphones"))
         let speaker = try #require(try await live.sinkIndex(named: "speaker"))
-        try await eventually("the music plays on the headphones") { try await live.current(index)?.sinkIndex == headphones }
+        try await eventually("the music plays on the headphones") {
+            let stream = try await live.current(index)
+            return stream?.sinkIndex == headphones && stream?.isSilenced == false
+        }
+        let user = try #require(try await live.current(index)).volume
 
         try Self.unplugHeadphones(live)
         try await Self.waitForR4(live, sinkInput: index, speaker: speaker)
@@ -66,7 +69,7 @@ import Testing
         try await app.cork(false)
         try await eventually("the restarted music is heard on the speaker") {
             let stream = try await live.current(index)
-            return stream?.sinkIndex == speaker && stream?.muted == false
+            return stream?.sinkIndex == speaker && stream?.volume == user && stream?.muted == false
         }
         #expect(try Self.statusStream(live, sinkInput: index)?.verdict == "audible")
     }
@@ -96,7 +99,10 @@ import Testing
         let resume = Request(.resumeStream(audible.stream))
         let resumed = try control.call(resume)
         #expect(resumed.ok, "\(resumed)")
-        try await eventually("the music is heard on the speaker") { try await live.current(music.index)?.muted == false }
+        try await eventually("the music is heard on the speaker at its volume") {
+            let stream = try await live.current(music.index)
+            return stream?.volume == music.volume && stream?.muted == false
+        }
         #expect(try await live.current(music.index)?.sinkIndex == speaker)
 
         // A number that names no stream is a clear error.

@@ -36,17 +36,17 @@ import Testing
         let before = try Self.contents(of: outside)
 
         // The daemon writes each of its files: the lock and the event log when it starts, the stream journal
-        // when a call mutes the music (and empty again at SIGTERM), the settings when the switch is flipped.
+        // when a call silences the music (and empty again at SIGTERM), the settings when the switch is flipped.
         try await rig.startDaemon()
         let player = try rig.play(app: "radio", role: "music")
         defer { player.terminate() }
         let music = try await rig.stream(app: "radio")
         let call = try rig.play(app: "call", role: "phone")
         defer { call.terminate() }
-        try await eventually("the call mutes the music") {
-            try await rig.observer.sinkInput(music.index)?.muted == true
+        try await eventually("the call silences the music") {
+            try await rig.observer.sinkInput(music.index)?.isSilenced == true
         }
-        try await eventually("the stream journal holds the muted music") {
+        try await eventually("the stream journal holds the silenced music") {
             (try? String(contentsOfFile: rig.stateDirectory + "/streams.json", encoding: .utf8))?.contains("radio")
                 == true
         }
