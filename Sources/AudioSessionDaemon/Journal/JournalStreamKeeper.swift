@@ -42,7 +42,7 @@ struct JournalStreamKeeper: Sendable {
             trouble.failed(
                 error,
                 logger: logger,
-                consequence: "the policy mutes, ducks or moves no stream it would have to journal first"
+                consequence: "the policy silences, ducks or moves no stream it would have to journal first"
             )
             return false
         }
