@@ -136,7 +136,9 @@ package struct StreamLedger: Sendable {
             }
             // A report on a device at volume 0 may be the server's saved silence of another stream of the key
             // (the policy's hold, saved as the policy wrote it): it is looked at, unlike PipeWire's first one.
-            if device != Self.noDevice, let held = policyValues(onAnotherStreamOf: key, volume: volume, muted: muted, besides: origin) {
+            if device != Self.noDevice,
+                let held = policyValues(onAnotherStreamOf: key, volume: volume, muted: muted, besides: origin)
+            {
                 let writes = takeBack(held, origin, volume: volume, muted: muted, device: device, restoreKey: key)
                 return (.policyValuesOfAnotherStreamTakenBack, writes)
             }

@@ -69,7 +69,9 @@ final class Observer: @unchecked Sendable {
 
     /// Waits until every stream of `indices` shows `silenced` through changes reported after `start`; returns when
     /// the last of them changed (the first change event not yet ruled out by a query), or nil after `timeout`.
-    func allShow(silenced: Bool, _ indices: [UInt32], after start: Instant, timeout: Duration = .seconds(5)) async -> Instant? {
+    func allShow(
+        silenced: Bool, _ indices: [UInt32], after start: Instant, timeout: Duration = .seconds(5)
+    ) async -> Instant? {
         let deadline = ContinuousClock.now + timeout
         var confirmed: [UInt32: Instant] = [:]
         var ruledOut: [UInt32: Int] = [:]  // change events already covered by a query that showed otherwise
