@@ -312,14 +312,16 @@ final class SmallDisk: @unchecked Sendable {
     init(at path: String) throws {
         self.path = path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let mount = Process()
-        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
-        mount.arguments = ["-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", path]
-        try ChildProcess.launch(mount)
-        mount.waitUntilExit()
-        guard mount.terminationStatus == 0 else {
+        // With a time limit: a mount that hangs fails the test naming it, rather than holding its thread.
+        let mount = try ChildProcess.run(
+            URL(fileURLWithPath: "/bin/mount"),
+            ["-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", path],
+            environment: ChildProcess.environment([:]),
+            timeout: .seconds(30)
+        )
+        guard mount.status == 0 else {
             throw LiveTestError(
-                "mount -t tmpfs on \(path) failed (status \(mount.terminationStatus)): the test needs root"
+                "mount -t tmpfs on \(path) failed (status \(mount.status): \(mount.standardError)): the test needs root"
             )
         }
         mounted = true
@@ -347,11 +349,10 @@ final class SmallDisk: @unchecked Sendable {
 
     func unmount() {
         guard mounted else { return }
-        let umount = Process()
-        umount.executableURL = URL(fileURLWithPath: "/bin/umount")
-        umount.arguments = ["-l", path]
-        try? ChildProcess.launch(umount)
-        umount.waitUntilExit()
+        _ = try? ChildProcess.run(
+            URL(fileURLWithPath: "/bin/umount"), ["-l", path], environment: ChildProcess.environment([:]),
+            timeout: .seconds(30)
+        )
         mounted = false
     }
 }
