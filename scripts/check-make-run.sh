@@ -28,10 +28,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-music_muted() { # yes/no, as the server reports the music stream's mute
-    pactl list sink-inputs | awk '/^Sink Input/ { mute = "" } /Mute:/ { mute = $2 } /media.role = "music"/ { print mute }'
+music_silenced() { # yes/no, as the server reports the music stream: muted, or at volume 0 on every channel
+    # (the policy silences with a volume of 0 and leaves the mute flag to the user, docs/RELIABILITY.md).
+    pactl list sink-inputs | awk '
+        /^Sink Input/ { mute = ""; loud = 0 }
+        /^[[:space:]]*Mute:/ { mute = $2 }
+        /^[[:space:]]*Volume:/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/ && $i > 0) loud = 1 }
+        /media.role = "music"/ { print (mute == "yes" || !loud) ? "yes" : "no" }'
 }
-music_is() { test "$(music_muted)" = "$1"; }
+music_is() { test "$(music_silenced)" = "$1"; }
 
 # try_make_run WHAT: `make run` in the foreground process group of its own, as in a terminal, with this
 # shell's PULSE_SERVER (unset: no sound server); WHAT names the case in the messages.
