@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 #if canImport(Glibc)
     import Glibc
@@ -44,7 +45,9 @@ final class SpawnedProgram {
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid = pid_t()
-        let failure = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+        // One spawn at a time in the process: a test runs this in-process beside Foundation's spawns, whose
+        // exit-watch socket a child started meanwhile would inherit (Spawning says how that hid an exit).
+        let failure = Spawning.oneAtATime { posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp) }
         guard failure == 0 else {
             captureFiles.map {
                 unlink($0.output); unlink($0.errors)

@@ -50,24 +50,14 @@ public enum ChildProcess {
     /// docs/TESTING.md). Every test starts its children here (`ChildProcess.run`, `PrivateSoundServer.spawn`,
     /// and the tests' own `launch` calls).
     public static func launch(_ process: Process) throws {
-        try launched.withLock { count in
-            try startUnblocked(process)
-            count += 1
-        }
+        try Spawning.oneAtATime { try startUnblocked(process) }
     }
 
     /// Runs `spawn` (a test's own `posix_spawn`) one at a time with `launch`, for the same reason: a child it
     /// starts while Foundation starts another would inherit that one's exit-watch socket and hide its exit.
     public static func launching<Result>(_ spawn: () throws -> Result) rethrows -> Result {
-        try launched.withLock { count in
-            defer { count += 1 }
-            return try spawn()
-        }
+        try Spawning.oneAtATime(spawn)
     }
-
-    /// How many children the tests have started, behind the lock that starts them one at a time. (A lock of
-    /// an empty value made ThreadSanitizer report its own access as a race.)
-    private static let launched = Locked(0)
 
     private static func startUnblocked(_ process: Process) throws {
         var unblocked = sigset_t()
