@@ -103,22 +103,23 @@ public enum Daemon {
         // apps they are, and the log says so).
         let players = PlayerBusService.onSessionBus(options.buses.session, inputs: feed, logger: logger)
         if let players { services.append(players) }
-        services.append(
-            PolicyService(
-                core: core,
-                inputs: inputs,
-                feedback: feed,
-                outboxes: outboxes,
-                enforcer: pulse,
-                mixer: mixer,
-                players: players,
-                platform: platform,
-                logger: logger,
-                keeper: state.map {
-                    StateKeeper(directory: $0, settings: settings, eventLogLimit: options.eventLogLimit, logger: logger)
-                }
-            )
+        let policy = PolicyService(
+            core: core,
+            inputs: inputs,
+            feedback: feed,
+            outboxes: outboxes,
+            enforcer: pulse,
+            mixer: mixer,
+            players: players,
+            platform: platform,
+            logger: logger,
+            keeper: state.map {
+                StateKeeper(directory: $0, settings: settings, eventLogLimit: options.eventLogLimit, logger: logger)
+            }
         )
+        services.append(policy)
+        // The server's facts are decided on in the sound server's own turn, without a hop through the policy's loop.
+        pulse?.decide(with: policy)
         services.append(
             ControlServer(
                 path: options.socketPath,

@@ -1,6 +1,7 @@
 import AudioSessionDaemonCore
 import AudioSessionPolicy
 import AudioSessionProtocol
+import Locking
 import Logging
 import ServiceLifecycle
 
@@ -26,10 +27,12 @@ protocol PlatformEnforcer: Sendable {
     func setFeedbackdProfile(_ profile: String)
 }
 
-/// The one loop that takes every daemon input in order, hands it to the core, and carries out the effects:
-/// messages to clients, verdicts to the sound server, timers, log lines.
+/// The one place where the daemon decides: every input is handed to the core in one turn at a time, under one
+/// lock, and its effects carried out (messages to clients, verdicts to the sound server, timers, log lines).
+/// Most inputs queue on `inputs` and its loop takes them in order; the sound server's facts are handed over
+/// directly (`take`, by `PulseService` on its own loop), so that a server event is decided on and answered
+/// without a hop through this loop and back (docs/DAEMON.md, "The hot path").
 final class PolicyService: Service {
-    private let initialCore: DaemonCore
     private let inputs: AsyncStream<DaemonInput>
     private let feedback: AsyncStream<DaemonInput>.Continuation
     private let outboxes: Outboxes
@@ -38,8 +41,20 @@ final class PolicyService: Service {
     private let players: (any PlayerDriver)?
     private let platform: (any PlatformEnforcer)?
     private let logger: Logger
-    /// Settings and the event log in the state directory; nil: none kept.
-    private let initialKeeper: StateKeeper?
+    private let turns: Locked<Turns>
+
+    /// What the turns share, behind the lock.
+    private struct Turns: Sendable {
+        var core: DaemonCore
+        /// Settings and the event log in the state directory; nil: none kept.
+        var keeper: StateKeeper?
+        var timers: [TimerID: Task<Void, Never>] = [:]
+        var hasBegun = false
+        /// Turns whose changes are not kept yet (`record()`).
+        var hasUnrecordedTurns = false
+        /// The loop ended (shutdown): later inputs are not decided, as none were once the loop stopped reading.
+        var hasEnded = false
+    }
 
     init(
         core: DaemonCore,
@@ -53,8 +68,7 @@ final class PolicyService: Service {
         logger: Logger,
         keeper: StateKeeper? = nil
     ) {
-        self.initialKeeper = keeper
-        self.initialCore = core
+        self.turns = Locked(Turns(core: core, keeper: keeper))
         self.inputs = inputs
         self.feedback = feedback
         self.outboxes = outboxes
@@ -66,46 +80,84 @@ final class PolicyService: Service {
     }
 
     func run() async {
-        var core = initialCore
-        var keeper = initialKeeper
-        keeper?.begin(&core)
-        defer { keeper?.finish() }
-        var timers: [TimerID: Task<Void, Never>] = [:]
+        turns.withLock { Self.begin(&$0) }
         for await input in inputs.cancelOnGracefulShutdown() {
-            // A request that needs a state write has it made (or room for it found) first; one that cannot be
-            // is refused before it changes anything.
-            core.stateProblem = nil
-            if case .request(let client, let request) = input, core.permits(request, from: client) {
-                core.stateProblem = keeper?.prepare(request, core: core)
-            }
-            for effect in core.handle(input) {
-                switch effect {
-                case .send(let client, let message):
-                    outboxes.send(message, to: client)
-                case .enforce(let origin, let verdict):
-                    enforcer?.enforce(origin, verdict)
-                case .setMixerVolume(let volume):
-                    mixer?.setVolume(volume)
-                case .holdMixerMuted(let held):
-                    mixer?.holdMuted(held)
-                case .setFeedbackdProfile(let profile):
-                    platform?.setFeedbackdProfile(profile)
-                case .startTimer(let timer, let milliseconds):
-                    let feedback = feedback
-                    timers[timer] = Task {
-                        try? await Task.sleep(for: .milliseconds(milliseconds))
-                        if !Task.isCancelled { feedback.yield(.timerFired(timer)) }
-                    }
-                case .cancelTimer(let timer):
-                    timers.removeValue(forKey: timer)?.cancel()
-                case .callPlayer(let busName, let command, let timeoutMs):
-                    players?.send(command, to: busName, timeoutMs: timeoutMs)
-                case .log(let line):
-                    logger.info("\(line)")
-                }
-            }
-            keeper?.after(&core)
+            take(input)
+            record()
         }
-        for timer in timers.values { timer.cancel() }
+        turns.withLock { turns in
+            Self.record(&turns)
+            turns.hasEnded = true
+            for timer in turns.timers.values { timer.cancel() }
+            turns.timers = [:]
+            if turns.hasBegun { turns.keeper?.finish() }
+        }
+    }
+
+    /// Decides on `input` now, on the caller's thread, and carries out what follows; a turn of another thread
+    /// is waited for. The effects only queue work elsewhere (a verdict, a message, a player's command), never
+    /// wait for it, so no turn waits on another. What the turn changed is kept (settings, the event log) at the
+    /// next `record()`: the sound server's loop calls it once its orders are out, so that writing the event log
+    /// is not on the path from a server event to the orders that answer it.
+    func take(_ input: DaemonInput) {
+        turns.withLock { turns in
+            guard !turns.hasEnded else { return }
+            Self.begin(&turns)
+            turn(input, &turns)
+        }
+    }
+
+    /// Keeps what the turns since the last call changed: the user's settings, the event log's records.
+    func record() {
+        turns.withLock { Self.record(&$0) }
+    }
+
+    private static func record(_ turns: inout Turns) {
+        guard turns.hasUnrecordedTurns else { return }
+        turns.hasUnrecordedTurns = false
+        turns.keeper?.after(&turns.core)
+    }
+
+    /// The event log's first record, once: at the loop's start, or at the first fact handed over before it.
+    private static func begin(_ turns: inout Turns) {
+        guard !turns.hasBegun else { return }
+        turns.hasBegun = true
+        turns.keeper?.begin(&turns.core)
+    }
+
+    private func turn(_ input: DaemonInput, _ turns: inout Turns) {
+        // A request that needs a state write has it made (or room for it found) first; one that cannot be
+        // is refused before it changes anything.
+        turns.core.stateProblem = nil
+        if case .request(let client, let request) = input, turns.core.permits(request, from: client) {
+            turns.core.stateProblem = turns.keeper?.prepare(request, core: turns.core)
+        }
+        for effect in turns.core.handle(input) {
+            switch effect {
+            case .send(let client, let message):
+                outboxes.send(message, to: client)
+            case .enforce(let origin, let verdict):
+                enforcer?.enforce(origin, verdict)
+            case .setMixerVolume(let volume):
+                mixer?.setVolume(volume)
+            case .holdMixerMuted(let held):
+                mixer?.holdMuted(held)
+            case .setFeedbackdProfile(let profile):
+                platform?.setFeedbackdProfile(profile)
+            case .startTimer(let timer, let milliseconds):
+                let feedback = feedback
+                turns.timers[timer] = Task {
+                    try? await Task.sleep(for: .milliseconds(milliseconds))
+                    if !Task.isCancelled { feedback.yield(.timerFired(timer)) }
+                }
+            case .cancelTimer(let timer):
+                turns.timers.removeValue(forKey: timer)?.cancel()
+            case .callPlayer(let busName, let command, let timeoutMs):
+                players?.send(command, to: busName, timeoutMs: timeoutMs)
+            case .log(let line):
+                logger.info("\(line)")
+            }
+        }
+        turns.hasUnrecordedTurns = true
     }
 }

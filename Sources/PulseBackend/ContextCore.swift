@@ -158,6 +158,11 @@ final class ContextCore: @unchecked Sendable {
         }
     }
 
+    /// Keeps an operation until it completes, so that a connection loss fails it. Only with the lock held.
+    func register(_ operation: any PendingOperation) {
+        pending[ObjectIdentifier(operation)] = operation
+    }
+
     /// Drops a completed operation. Only with the lock held.
     func forget(_ operation: any PendingOperation) {
         pending[ObjectIdentifier(operation)] = nil

@@ -72,6 +72,13 @@ public final class PulseConnection: Sendable {
         broadcaster.subscribe()
     }
 
+    /// Calls `handler` with the server's events from now on, on libpulse's thread as each is read, then with
+    /// `.disconnected(reason:)` if the connection is lost (not after `close()`). For a consumer with a queue of its
+    /// own: it saves the hop through a task that `events` costs. Keep `handler` short; it holds up the connection.
+    public func listen(_ handler: @escaping @Sendable (PulseEvent) -> Void) {
+        broadcaster.listen(handler)
+    }
+
     /// Fails pending requests, disconnects, frees the context and mainloop, ends `events`. Idempotent.
     public func close() {
         let core: ContextCore? = slot.withLock { slot in

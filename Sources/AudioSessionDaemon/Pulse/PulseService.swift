@@ -27,6 +27,9 @@ final class PulseService: Service, StreamEnforcer {
     /// loop takes all there are in one turn (`.verdicts`), so one stream-journal write covers them.
     private let pendingVerdicts = Locked<[(StreamOrigin, StreamVerdict)]>([])
     private let shuttingDown = Atomic<Bool>(false)
+    /// Where the server's facts are decided on at once (`PolicyService.take`); until it is set, they queue on
+    /// `inputs` like every other input.
+    private let policy = Locked<PolicyService?>(nil)
     /// Told true once connected with the inventory reported, false when the connection is lost: readiness for
     /// systemd.
     private let connectionChanged: (@Sendable (_ connected: Bool) -> Void)?
@@ -47,6 +50,21 @@ final class PulseService: Service, StreamEnforcer {
         self.fadeMilliseconds = Locked(fadeMilliseconds)
         self.logger = logger
         self.connectionChanged = connectionChanged
+    }
+
+    /// Hands the server's facts to `decide` from now on, on this service's own loop, instead of queueing them: the
+    /// policy's verdicts on an event are then carried out in the turn that read it (docs/DAEMON.md, "The hot path").
+    func decide(with policy: PolicyService) {
+        self.policy.withLock { $0 = policy }
+    }
+
+    /// Tells the policy a fact of the server, in the order they happen.
+    private func tell(_ fact: SoundFact) {
+        if let policy = policy.withLock({ $0 }) {
+            policy.take(.sound(fact))
+        } else {
+            inputs.yield(.sound(fact))
+        }
     }
 
     /// A new fade time (a reload): fades that start from now on take it.
@@ -113,7 +131,7 @@ final class PulseService: Service, StreamEnforcer {
             if shuttingDown.load(ordering: .relaxed) { return }
             if !lossReported {
                 logger.warning("sound server unavailable: \(reason); retrying")
-                inputs.yield(.sound(.serverLost(reason: reason)))
+                tell(.serverLost(reason: reason))
                 connectionChanged?(false)
                 lossReported = true
             }
@@ -129,31 +147,38 @@ final class PulseService: Service, StreamEnforcer {
         work.withLock { $0 = feed }
         defer { work.withLock { $0 = nil } }
         if shuttingDown.load(ordering: .relaxed) { return "shutting down" }
-        // Subscribe before the inventory, so nothing that happens meanwhile is missed.
-        let events = connection.events
-        let forwarder = Task {
-            for await event in events { feed.yield(.event(event)) }
-            feed.yield(.event(.disconnected(reason: "connection closed")))
+        // Listen before the inventory, so nothing that happens meanwhile is missed. Events are queued on
+        // libpulse's thread as they are read. A stream's change that finds one of the same stream still queued is
+        // dropped: the queued one's query, made later, shows both (our own writes' echoes come in runs).
+        let waitingChanges = Locked<Set<PulseEvent>>([])
+        connection.listen { event in
+            if event.isStreamChange, !waitingChanges.withLock({ $0.insert(event).inserted }) { return }
+            feed.yield(.event(event))
         }
-        defer { forwarder.cancel() }
         var session = PulseSession(
             connection: connection,
-            inputs: inputs,
+            tell: { [self] in tell($0) },
             work: feed,
             rules: rules.withLock { $0 },
             fadeMilliseconds: fadeMilliseconds.withLock { $0 },
             logger: logger,
             journalPath: journalPath,
             serverAddress: server,
-            takeVerdicts: { [self] in takeVerdicts() }
+            takeVerdicts: { [self] in takeVerdicts() },
+            changeTaken: { event in _ = waitingChanges.withLock { $0.remove(event) } }
         )
         logger.info("connected to the sound server")
-        inputs.yield(.sound(.serverConnected))
+        tell(.serverConnected)
         do {
+            let policy = policy.withLock { $0 }
             try await session.takeInventory()
+            policy?.record()
             connectionChanged?(true)
             for await item in queue {
-                if try await session.handle(item) == .finished { return "shutting down" }
+                let progress = try await session.handle(item)
+                // The orders are out: now the policy keeps what its turns changed (the event log).
+                policy?.record()
+                if progress == .finished { return "shutting down" }
             }
             return "connection closed"
         } catch {
@@ -174,4 +199,14 @@ enum PulseWork: Sendable {
     /// A reloaded fade time, for the fades that start from now on.
     case fade(Int)
     case shutdown
+}
+
+extension PulseEvent {
+    /// A playback or record stream's change (not its appearance or removal).
+    fileprivate var isStreamChange: Bool {
+        switch self {
+        case .changed(.sinkInput, .change, _), .changed(.sourceOutput, .change, _): true
+        default: false
+        }
+    }
 }

@@ -11,7 +11,8 @@ import PulseBackend
 /// writes, and a difference can only be someone else's change.
 struct PulseSession {
     let connection: PulseConnection
-    let inputs: AsyncStream<DaemonInput>.Continuation
+    /// Tells the policy a fact; it decides at once, and its verdicts wait in `takeVerdicts`.
+    let tell: @Sendable (SoundFact) -> Void
     let work: AsyncStream<PulseWork>.Continuation
     /// How devices become ports; a reload changes them.
     var rules: PortRules
@@ -24,6 +25,8 @@ struct PulseSession {
     var journal: JournalStreamKeeper?
     /// Takes the verdicts the policy handed over since the last `.verdicts` (`PulseService`).
     let takeVerdicts: @Sendable () -> [(StreamOrigin, StreamVerdict)]
+    /// Called with a stream's change event as its query is made: a change after this queues again.
+    let changeTaken: @Sendable (PulseEvent) -> Void
     /// When the last playback stream report was read: how long after it a moved stream was held, for the log.
     private var reportRead = ContinuousClock.now
 
@@ -31,20 +34,22 @@ struct PulseSession {
 
     init(
         connection: PulseConnection,
-        inputs: AsyncStream<DaemonInput>.Continuation,
+        tell: @escaping @Sendable (SoundFact) -> Void,
         work: AsyncStream<PulseWork>.Continuation,
         rules: PortRules,
         fadeMilliseconds: Int,
         logger: Logger,
         journalPath: String? = nil,
         serverAddress: String? = nil,
-        takeVerdicts: @escaping @Sendable () -> [(StreamOrigin, StreamVerdict)] = { [] }
+        takeVerdicts: @escaping @Sendable () -> [(StreamOrigin, StreamVerdict)] = { [] },
+        changeTaken: @escaping @Sendable (PulseEvent) -> Void = { _ in }
     ) {
         self.takeVerdicts = takeVerdicts
+        self.changeTaken = changeTaken
         self.journalPath = journalPath
         self.serverAddress = serverAddress
         self.connection = connection
-        self.inputs = inputs
+        self.tell = tell
         self.work = work
         self.rules = rules
         self.machine = StreamMachine(fadeMilliseconds: fadeMilliseconds)
@@ -79,7 +84,7 @@ struct PulseSession {
         case .event(.changed(let facility, let change, let index)):
             try await handle(facility, change, index)
         case .verdicts:
-            try await feed(.verdictsHandedOver(takeVerdicts().map { StreamMachine.HandedVerdict($0.0, $0.1) }))
+            break
         case .timerFired(let timer):
             try await feed(.timerFired(timer))
         case .fade(let milliseconds):
@@ -90,6 +95,13 @@ struct PulseSession {
         case .shutdown:
             try await feed(.shutdown)
             return .finished
+        }
+        // The policy decided on what this turn told it while it was told: its verdicts are carried out now, in
+        // this turn (and what they bring, until there is nothing more).
+        while true {
+            let verdicts = takeVerdicts()
+            if verdicts.isEmpty { break }
+            try await feed(.verdictsHandedOver(verdicts.map { StreamMachine.HandedVerdict($0.0, $0.1) }))
         }
         try await feed(.turnEnded)
         return .going
@@ -109,6 +121,14 @@ struct PulseSession {
             }
         case (.sinkInput, .remove): try await feed(.streamRemoved(.sinkInput(index)))
         case (.sourceOutput, .remove): try await feed(.streamRemoved(.sourceOutput(index)))
+        case (.sinkInput, .change):
+            changeTaken(.changed(facility, change, index: index))
+            if let input = try await connection.sinkInput(index) { try await feed(report(input)) }
+        case (.sourceOutput, .change):
+            changeTaken(.changed(facility, change, index: index))
+            if let output = try await connection.sourceOutput(index) {
+                try await feed(.streamReported(StreamReport(output)))
+            }
         case (.sinkInput, _):
             if let input = try await connection.sinkInput(index) { try await feed(report(input)) }
         case (.sourceOutput, _):
@@ -171,28 +191,13 @@ struct PulseSession {
         logger.trace("\(action)")
         switch action {
         case .tell(let fact):
-            inputs.yield(.sound(fact))
+            tell(fact)
         case .write(let write):
-            do {
-                try await Self.issue(write, on: connection)
-            } catch {
-                // The stream may have gone meanwhile; its removal event follows.
-                logger.debug("\(write) failed: \(error)")
-            }
+            await issue([write])
         case .writeTogether(let writesByStream):
-            let connection = connection
-            let logger = logger
-            await withTaskGroup(of: Void.self) { group in
-                for writes in writesByStream {
-                    group.addTask {
-                        for write in writes {
-                            do { try await Self.issue(write, on: connection) } catch {
-                                logger.debug("\(write) failed: \(error)")
-                            }
-                        }
-                    }
-                }
-            }
+            // One stream's writes stay in their order; the server carries out the requests of one connection in
+            // the order they are sent, so sending them all at once keeps it.
+            await issue(writesByStream.flatMap { $0 })
         case .writeJournal(let entries):
             return .journalWritten(succeeded: journal?.sync(entries) ?? true)
         case .readRestoreEntry(let key):
@@ -229,15 +234,12 @@ struct PulseSession {
         return nil
     }
 
-    private static func issue(_ write: StreamLedger.Write, on connection: PulseConnection) async throws {
-        switch write {
-        case .volume(.sinkInput(let index), let volume): try await connection.setSinkInputVolume(index, volume)
-        case .volume(.sourceOutput(let index), let volume): try await connection.setSourceOutputVolume(index, volume)
-        case .mute(.sinkInput(let index), let muted): try await connection.setSinkInputMute(index, muted)
-        case .mute(.sourceOutput(let index), let muted): try await connection.setSourceOutputMute(index, muted)
-        case .move(.sinkInput(let index), let sink): try await connection.moveSinkInput(index, toSink: sink)
-        case .move(.sourceOutput(let index), let source): try await connection.moveSourceOutput(index, toSource: source)
-        case .volume(.client, _), .mute(.client, _), .move(.client, _): break
+    /// Sends the writes at once and waits for every answer. A write that fails is logged: the stream may have
+    /// gone meanwhile, and its removal event follows.
+    private func issue(_ writes: [StreamLedger.Write]) async {
+        let changes = writes.compactMap(PulseStreamChange.init)
+        for (change, error) in zip(changes, await connection.apply(changes)) {
+            if let error { logger.debug("\(change) failed: \(error)") }
         }
     }
 
@@ -261,6 +263,21 @@ struct PulseSession {
             logger.debug("\(write) not made: the stream journal cannot be written")
         case .gaveBack(let writes):
             logger.info("gave \(writes) stream values back to their users")
+        }
+    }
+}
+
+extension PulseStreamChange {
+    /// The server's request for a ledger's write; nil for a client's own stream, which the server does not have.
+    init?(_ write: StreamLedger.Write) {
+        switch write {
+        case .volume(.sinkInput(let index), let volume): self = .sinkInputVolume(index, volume)
+        case .volume(.sourceOutput(let index), let volume): self = .sourceOutputVolume(index, volume)
+        case .mute(.sinkInput(let index), let muted): self = .sinkInputMute(index, muted)
+        case .mute(.sourceOutput(let index), let muted): self = .sourceOutputMute(index, muted)
+        case .move(.sinkInput(let index), let sink): self = .moveSinkInput(index, toSink: sink)
+        case .move(.sourceOutput(let index), let source): self = .moveSourceOutput(index, toSource: source)
+        case .volume(.client, _), .mute(.client, _), .move(.client, _): return nil
         }
     }
 }
