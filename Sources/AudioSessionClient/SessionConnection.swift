@@ -256,6 +256,7 @@ final class SessionConnection {
             // A nested call (from a callback) may have dropped this connection and made another, which can reuse
             // the descriptor number, or closed the session: this request's reply will never come on that one.
             guard self.socket === socket else {
+                if isShutDown { throw .daemonUnavailable(socketPath, "the session was closed before the reply") }
                 throw .daemonUnavailable(socketPath, "the connection was replaced before the reply")
             }
             // The closing pipe too: `close()` must not wait for a daemon that does not answer.

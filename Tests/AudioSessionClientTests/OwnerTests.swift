@@ -18,29 +18,21 @@ import Testing
             defer { music.close() }
             try await onThread { try music.connect() }
             let wrong = Collected<String>()
+            /// A legal category is taken and an illegal one refused (C4), whatever the other callers do meanwhile.
+            @Sendable func call(_ caller: Int, _ call: Int) {
+                let legal = caller.isMultiple(of: 2)
+                let options: CategoryOptions = legal ? [] : [.defaultToSpeaker]
+                do throws(AudioSessionError) {
+                    try music.setCategory(legal ? .playback : .ambient, options: options)
+                    if !legal { wrong.append("caller \(caller) call \(call): the illegal category was taken") }
+                } catch {
+                    if legal || error.rule != "C4" { wrong.append("caller \(caller) call \(call): \(error)") }
+                }
+                _ = music.isOtherAudioPlaying
+            }
             await withTaskGroup(of: Void.self) { group in
                 for caller in 0..<8 {
-                    group.addTask {
-                        _ = try? await onThread {
-                            for call in 0..<25 {
-                                if caller.isMultiple(of: 2) {
-                                    do {
-                                        try music.setCategory(.playback)
-                                    } catch {
-                                        wrong.append("caller \(caller) call \(call): the legal category threw \(error)")
-                                    }
-                                } else {
-                                    do throws(AudioSessionError) {
-                                        try music.setCategory(.ambient, options: [.defaultToSpeaker])
-                                        wrong.append("caller \(caller) call \(call): the illegal category was taken")
-                                    } catch {
-                                        if error.rule != "C4" { wrong.append("caller \(caller) call \(call): \(error)") }
-                                    }
-                                }
-                                _ = music.isOtherAudioPlaying
-                            }
-                        }
-                    }
+                    group.addTask { _ = try? await onThread { for number in 0..<25 { call(caller, number) } } }
                 }
             }
             #expect(wrong.values.isEmpty, "\(wrong.values.prefix(5))")
@@ -74,13 +66,16 @@ import Testing
                 try nav.setCategory(.playback, mode: .voicePrompt, options: [.duckOthers])
                 try nav.setActive(true)
             }
-            // The sequence ends when the callback has closed the session.
+            // The sequence ends as the callback closes the session; then its close() returns.
             _ = await first(Int.max, of: notifications)
+            #expect(try await onThread { eventually { closed.values == [true] } }, "close() did not return")
             #expect(answered.values.count == 1)
-            #expect(closed.values == [true])
             let error = try await onThread { #expect(throws: AudioSessionError.self) { try music.setActive(true) } }
             #expect(error?.code == .daemonUnavailable)
-            #expect(try await onThread { try eventually { try !daemon.status().sessions.contains { $0.app == "music" } } })
+            let gone = try await onThread {
+                try eventually { try !daemon.status().sessions.contains { $0.app == "music" } }
+            }
+            #expect(gone, "the daemon still has the closed session")
         }
     }
 
