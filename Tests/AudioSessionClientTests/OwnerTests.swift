@@ -1,4 +1,5 @@
 import AudioSessionPolicy
+import AudioSessionProtocol
 import AudioSessionTestSupport
 import Foundation
 import Locking
@@ -126,6 +127,37 @@ import Testing
             #expect(connected <= 10, "the listener used \(connected) ticks of CPU in 3 s while connected and idle")
             #expect(disconnected <= 10, "the listener used \(disconnected) ticks of CPU in 3 s while disconnected")
         }
+    }
+
+    /// The daemon's `mediaServicesWereReset` (its sound server is back, M1): the running reported streams are started
+    /// again outside the request that read it, before the notification, and before the lock is given up. Read by
+    /// the listener between calls, and read by a call (`getState`) before its reply: that call returns only once
+    /// the stream is started again.
+    @Test func theDaemonsResetRestartsTheRunningStreamsBeforeTheLockIsGivenUp() async throws {
+        let daemon = try FakeDaemon()
+        defer { daemon.stop() }
+        let music = AudioSession(socketPath: daemon.socketPath, appName: "music")
+        defer { music.close() }
+        let start = Request(.startStream(1, direction: .output)).command
+        @Sendable func starts() -> Int { daemon.requests.filter { $0.command == start }.count }
+        let resets = music.mediaServicesWereReset
+        let stream = try await onThread { try music.startStream(direction: .output) }
+        #expect(starts() == 1)
+
+        daemon.send(Event(.mediaServicesWereReset, because: "the fake's sound server is back (M1)"))
+        let reset = await first(1, of: resets)
+        #expect(reset.map(\.because) == ["the fake's sound server is back (M1)"])
+        #expect(starts() == 2, "started again before the notification")
+
+        daemon.send(Event(.mediaServicesWereReset, because: "back again (M1)"), before: .getState)
+        let startsWhenTheCallReturned = try await onThread {
+            _ = music.isOtherAudioPlaying
+            return starts()
+        }
+        #expect(startsWhenTheCallReturned == 3, "started again before the call that read the reset returned")
+        #expect(await first(1, of: resets).map(\.because) == ["back again (M1)"])
+        #expect(daemon.requests.last?.command == start)
+        #expect(stream.isRunning)
     }
 
     /// The listener's thread id, which it records the first time it takes the lock after the calls that started it.
