@@ -46,7 +46,7 @@ final class SessionConnection {
     var nextStream = 1
     /// The listener thread was started (on first use).
     var listenerStarted = false
-    /// The listener thread's id (`gettid`), once it runs: for a look at its CPU time.
+    /// The listener thread's kernel id, once it runs: for a look at its CPU time (`/proc/self/task/ID/stat`).
     var listenerThreadID: Int32?
     /// `shutDown()` has run: the session is closed for good.
     private(set) var isShutDown = false
@@ -133,8 +133,9 @@ final class SessionConnection {
 
     // MARK: Connecting
 
-    /// Connects if not connected and the backoff has passed (what the listener does when its wait ends, and
-    /// every call before its own work, as the connection thread did before each job).
+    /// Connects if not connected and the backoff has passed: what the listener does when its wait ends, and every
+    /// call before its own work (so a call made after the backoff finds the connection made again, and the reset
+    /// told, first).
     func connectIfDue() {
         if socket == nil && ContinuousClock.now >= nextAttempt { connect() }
     }
