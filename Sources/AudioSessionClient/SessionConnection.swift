@@ -97,10 +97,11 @@ final class SessionConnection {
 
     /// What is due once the owner's work is done, before the lock is given up: the events already read, and
     /// the streams to restart after the daemon's reset (outside the request that read it).
+    /// Nothing once closing: a restart would fail at once, and its notification would be a last, false word.
     func finishWork() {
-        guard !isShutDown else { return }
+        guard !isShutDown, !wakeups.isClosing else { return }
         handleBufferedLines()
-        while let because = daemonReset, !isShutDown {
+        while let because = daemonReset, !isShutDown, !wakeups.isClosing {
             daemonReset = nil
             restartStreams()
             notificationHub.send(.mediaServicesWereReset(MediaServicesNotification(because: because)))
