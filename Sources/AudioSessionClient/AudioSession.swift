@@ -7,9 +7,10 @@ import Locking
 ///
 /// Calls are synchronous and throwing like iOS's: each sends one request and waits for its reply, from any
 /// thread (they block the caller for a round trip, so from async code they hold a thread that long, as iOS's
-/// do). One connection thread per session owns the socket; it connects on first use, says `hello` and
-/// `subscribe`, and reconnects with backoff when the daemon goes away (docs/CLIENT.md). Call `close()` when
-/// done: the connection thread keeps the session alive until then.
+/// do). The connection has one owner, a lock: a call takes it and runs on its caller's thread; between calls a
+/// listener thread takes it to read events and to reconnect with backoff when the daemon goes away. The session
+/// connects on first use and says `hello` and `subscribe` (docs/CLIENT.md). Call `close()` when done: the
+/// listener thread keeps the session alive until then.
 public final class AudioSession: Sendable {
     /// The app's session on the daemon's socket: `$AUDIOSESSIOND_SOCKET`, else the daemon's default path.
     public static let shared = AudioSession()
@@ -21,11 +22,12 @@ public final class AudioSession: Sendable {
     /// Whether the session declares itself a telephony or VoIP call (needs the daemon's own uid or root).
     public let isCall: Bool
 
-    let state = Locked(SharedState())
-    let jobs = Locked(JobQueue())
-    let notificationHub = Broadcaster<AudioSessionNotification>()
-    let wake: WakePipe
-    let workerExited = DispatchSemaphore(value: 0)
+    /// The one owner of the connection and of everything the session keeps about it (`Owner.swift`).
+    let owner: Locked<SessionConnection>
+    /// What callers read without waiting for the owner; only the owner writes it.
+    let published: Locked<PublishedState>
+    let notificationHub: Broadcaster<AudioSessionNotification>
+    let wakeups: Wakeups
 
     /// A session on `socketPath` (default: as `shared`), named `appName` (default: the process name). Nothing
     /// is sent until first use. `isCall: true` declares a telephony or VoIP session, which interrupts others
@@ -34,12 +36,27 @@ public final class AudioSession: Sendable {
         self.socketPath = socketPath ?? SocketPath.fromEnvironment
         self.appName = appName ?? ProcessInfo.processInfo.processName
         self.isCall = isCall
-        self.wake = WakePipe()
+        let published = Locked(PublishedState())
+        let notificationHub = Broadcaster<AudioSessionNotification>()
+        let wakeups = Wakeups()
+        self.published = published
+        self.notificationHub = notificationHub
+        self.wakeups = wakeups
+        owner = Locked(
+            SessionConnection(
+                socketPath: self.socketPath,
+                appName: self.appName,
+                isCall: isCall,
+                published: published,
+                notificationHub: notificationHub,
+                wakeups: wakeups
+            )
+        )
     }
 
-    /// A session never used has no connection thread to close its wake pipe. (One in use is kept alive by its
-    /// thread until `close()`, which closes the pipe itself.)
-    deinit { wake.close() }
+    /// A session never used has no listener thread to close its pipes. (One in use is kept alive by its listener
+    /// until `close()`; the listener closes them as it ends.)
+    deinit { wakeups.close() }
 
     // MARK: Category and activation
 
@@ -49,7 +66,8 @@ public final class AudioSession: Sendable {
     public func setCategory(_ category: Category, mode: Mode = .default, options: CategoryOptions = [])
         throws(AudioSessionError)
     {
-        try perform { worker throws(AudioSessionError) in try worker.setCategory(category, mode: mode, options: options)
+        try perform { connection throws(AudioSessionError) in
+            try connection.setCategory(category, mode: mode, options: options)
         }
     }
 
@@ -67,11 +85,11 @@ public final class AudioSession: Sendable {
     /// `daemonUnavailable`; while its sound server is lost, `mediaServicesFailed`. Deactivating with a running
     /// reported stream throws `isBusy` with `tookEffect`: the session *is* inactive.
     public func setActive(_ active: Bool, options: SetActiveOptions = []) throws(AudioSessionError) {
-        try perform { worker throws(AudioSessionError) in
+        try perform { connection throws(AudioSessionError) in
             if active {
-                try worker.activate()
+                try connection.activate()
             } else {
-                try worker.deactivate(notifyOthers: options.contains(.notifyOthersOnDeactivation))
+                try connection.deactivate(notifyOthers: options.contains(.notifyOthersOnDeactivation))
             }
         }
     }
@@ -81,7 +99,7 @@ public final class AudioSession: Sendable {
     /// session yet would be taken for an unaware app's). Throws `daemonUnavailable` when there is no daemon;
     /// the library keeps trying either way.
     public func connect() throws(AudioSessionError) {
-        try perform { worker throws(AudioSessionError) in try worker.connectNow() }
+        try perform { connection throws(AudioSessionError) in try connection.connectNow() }
     }
 
     /// Where `overrideOutputAudioPort` sends the output of a `playAndRecord` session.
@@ -95,43 +113,43 @@ public final class AudioSession: Sendable {
     /// Sends a `playAndRecord` session's output to the speaker, or back to its route (R5); any other category
     /// throws `badParam`.
     public func overrideOutputAudioPort(_ port: PortOverride) throws(AudioSessionError) {
-        try perform { worker throws(AudioSessionError) in try worker.overrideOutput(port.rawValue) }
+        try perform { connection throws(AudioSessionError) in try connection.overrideOutput(port.rawValue) }
     }
 
     /// The session as the daemon reports it now (a round trip when connected; the last known otherwise).
     package func currentState() -> SessionStateBody? {
-        _ = try? perform { worker throws(AudioSessionError) in try worker.refreshState() }
-        return state.withLock { $0.snapshot }
+        _ = try? perform { connection throws(AudioSessionError) in try connection.refreshState() }
+        return published.withLock { $0.snapshot }
     }
 
     /// The category last set (the daemon's, once it has it).
-    public var category: Category { state.withLock { $0.category } }
+    public var category: Category { published.withLock { $0.category } }
     /// The mode last set.
-    public var mode: Mode { state.withLock { $0.mode } }
+    public var mode: Mode { published.withLock { $0.mode } }
     /// The options as the session reports them: those set, plus those they imply (C3, C5).
     public var categoryOptions: CategoryOptions {
-        state.withLock { $0.options.reported(category: $0.category, mode: $0.mode) }
+        published.withLock { $0.options.reported(category: $0.category, mode: $0.mode) }
     }
     /// Whether the session is active now (false while interrupted or disconnected).
-    public var isActive: Bool { state.withLock { $0.snapshot?.state == .active } }
+    public var isActive: Bool { published.withLock { $0.snapshot?.state == .active } }
     /// Whether another session's output is audible or ducked; asks the daemon (a round trip) when connected.
     public var isOtherAudioPlaying: Bool {
-        _ = try? perform { worker throws(AudioSessionError) in try worker.refreshState() }
-        return state.withLock { $0.snapshot?.isOtherAudioPlaying ?? false }
+        _ = try? perform { connection throws(AudioSessionError) in try connection.refreshState() }
+        return published.withLock { $0.snapshot?.isOtherAudioPlaying ?? false }
     }
     /// Whether secondary audio should be silent because another app's nonmixable audio plays (A7).
     public var secondaryAudioShouldBeSilencedHint: Bool {
-        state.withLock { $0.snapshot?.secondaryAudioShouldBeSilencedHint ?? false }
+        published.withLock { $0.snapshot?.secondaryAudioShouldBeSilencedHint ?? false }
     }
     /// Where the session's sound goes and comes from, as the daemon last said.
-    public var currentRoute: RouteDescription { state.withLock { RouteDescription($0.snapshot?.currentRoute) } }
+    public var currentRoute: RouteDescription { published.withLock { RouteDescription($0.snapshot?.currentRoute) } }
     /// Whether the daemon enforces verdicts on sound-server streams itself (`hello`'s `soundServer`): true with
     /// a sound server, false with `--no-sound-server`, where a player applies `ReportedStream` gains to its own
     /// samples. Nil until the session has connected.
-    public var soundServerEnforces: Bool? { state.withLock { $0.soundServer } }
+    public var soundServerEnforces: Bool? { published.withLock { $0.soundServer } }
     /// The daemon's number for this session (`PULSE_PROP='audiosession.id=N'`); nil until connected. A new
     /// number after each reconnection.
-    public var sessionNumber: Int? { state.withLock { $0.snapshot?.session } }
+    public var sessionNumber: Int? { published.withLock { $0.snapshot?.session } }
 
     // MARK: Notifications
 
@@ -163,70 +181,36 @@ public final class AudioSession: Sendable {
     // MARK: Reported streams
 
     /// Reports a stream the app plays or records itself (through ALSA, say) as running; this may activate the
-    /// session (D5). Its verdicts arrive on `verdicts`, and also on `onVerdict`, which runs on the session's
-    /// connection thread as soon as the verdict is read: for a real-time thread that keeps the gain in an
-    /// atomic. Keep `onVerdict` short and non-blocking. Refused activation (a call, A2) throws and leaves no
-    /// stream behind.
+    /// session (D5). Its verdicts arrive on `verdicts`, and also on `onVerdict`, which runs as soon as the verdict
+    /// is read, on the thread that read it (a caller's, inside its call, or the session's listener thread), the
+    /// session's lock held: for a real-time thread that keeps the gain in an atomic. Keep `onVerdict` short and
+    /// non-blocking; it may call the session (the call runs at once). Refused activation (a call, A2) throws and
+    /// leaves no stream behind.
     public func startStream(
         direction: StreamDirection,
         onVerdict: (@Sendable (StreamVerdictUpdate) -> Void)? = nil
     ) throws(AudioSessionError) -> ReportedStream {
-        try perform { worker throws(AudioSessionError) in
-            try worker.startStream(direction: direction, session: self, onVerdict: onVerdict)
+        try perform { connection throws(AudioSessionError) in
+            try connection.startStream(direction: direction, session: self, onVerdict: onVerdict)
         }
     }
 
     func pauseStream(_ stream: ReportedStream) throws(AudioSessionError) {
-        try perform { worker throws(AudioSessionError) in try worker.pause(stream) }
+        try perform { connection throws(AudioSessionError) in try connection.pause(stream) }
     }
 
     func resumeStream(_ stream: ReportedStream) throws(AudioSessionError) {
-        try perform { worker throws(AudioSessionError) in try worker.resume(stream) }
+        try perform { connection throws(AudioSessionError) in try connection.resume(stream) }
     }
 
     func removeStream(_ stream: ReportedStream) throws(AudioSessionError) {
-        try perform { worker throws(AudioSessionError) in try worker.remove(stream) }
+        try perform { connection throws(AudioSessionError) in try connection.remove(stream) }
     }
 
     // MARK: Closing
 
-    /// Disconnects (the daemon ends the session, D-rules as for any disconnection), ends every notification
-    /// and verdict sequence, and stops the connection thread. Calls after this throw `daemonUnavailable`.
-    public func close() {
-        let wasStarted = jobs.withLock { queue in
-            let wasStarted = queue.isStarted && !queue.isClosed
-            queue.isClosed = true
-            return wasStarted
-        }
-        wake.signal()
-        if wasStarted {
-            if !isOnWorkerThread { workerExited.wait() }
-        } else {
-            finishEverything()
-        }
-    }
-
-    /// Ends every sequence; the last thing a session does.
-    func finishEverything() {
-        let streams = state.withLock { state in
-            defer { state.streams.removeAll() }
-            return Array(state.streams.values)
-        }
-        for stream in streams { stream.finish() }
-        notificationHub.finish()
-    }
-}
-
-/// What callers and the connection thread share: the session as last known and as the app wants it.
-struct SharedState: Sendable {
-    var category: Category = .soloAmbient
-    var mode: Mode = .default
-    var options: CategoryOptions = []
-    /// The app asked to be active and has not been deactivated or interrupted since: restored on reconnect.
-    var wantsActive = false
-    /// The session as the daemon last reported it.
-    var snapshot: SessionStateBody?
-    var soundServer: Bool?
-    var streams: [Int: ReportedStream] = [:]
-    var nextStream = 1
+    /// Disconnects (the daemon ends the session, D-rules as for any disconnection) and ends every notification
+    /// and verdict sequence; a call waiting for its reply gives up with `daemonUnavailable`, and the listener
+    /// thread ends. Calls after this throw `daemonUnavailable`. Allowed from inside `onVerdict`.
+    public func close() { closeOwned() }
 }

@@ -60,8 +60,6 @@ public final class ReportedStream: Sendable {
     private struct State: Sendable {
         var current: StreamVerdictUpdate?
         var isRunning = true
-        /// Whether the daemon knows it now: not after a restart until it is started again.
-        var isKnownToDaemon = true
         var isRemoved = false
     }
 
@@ -114,18 +112,14 @@ public final class ReportedStream: Sendable {
         AudioSessionError(.daemonUnavailable, "the session of stream \(number) was closed")
     }
 
-    // MARK: Used by the session's connection thread.
-
-    var isKnownToDaemon: Bool {
-        get { state.withLock { $0.isKnownToDaemon } }
-        set { state.withLock { $0.isKnownToDaemon = newValue } }
-    }
+    // MARK: Used by the holder of the session's owner lock.
 
     var wantsRunning: Bool { state.withLock { $0.isRunning && !$0.isRemoved } }
 
     func setRunning(_ running: Bool) { state.withLock { $0.isRunning = running } }
 
-    /// A verdict arrived: kept, broadcast, and handed to the callback on the connection thread.
+    /// A verdict arrived: kept, broadcast, and handed to the callback on the thread that read it (a caller's or
+    /// the listener's), the session's owner lock held.
     func deliver(_ update: StreamVerdictUpdate) {
         state.withLock { $0.current = update }
         updates.send(update)

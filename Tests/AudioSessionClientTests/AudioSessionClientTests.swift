@@ -280,12 +280,18 @@ import Testing
             let music = AudioSession(socketPath: daemon.socketPath, appName: "music")
             defer { music.close() }
             let seen = Collected<Bool>()
+            let onTheCallersThread = Collected<Bool>()
             let stream = try await onThread {
                 try music.setCategory(.playback)
-                // Runs on the connection thread, inside startStream's own request: must not wait on itself.
-                return try music.startStream(direction: .output) { _ in seen.append(music.isOtherAudioPlaying) }
+                let caller = pthread_self()
+                // Runs on this thread, inside startStream's own request, the lock held: must not wait on itself.
+                return try music.startStream(direction: .output) { _ in
+                    onTheCallersThread.append(pthread_equal(pthread_self(), caller) != 0)
+                    seen.append(music.isOtherAudioPlaying)
+                }
             }
             #expect(seen.values == [false])
+            #expect(onTheCallersThread.values == [true])
             #expect(stream.current?.verdict == .audible)
             #expect(music.isActive)
         }
