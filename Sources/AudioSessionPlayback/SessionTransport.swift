@@ -10,8 +10,8 @@ final class SessionTransport: Sendable {
     let session: AudioSession
     let direction: StreamDirection
     private let pump: any TransportPump
-    /// Inputs are taken one at a time, in order, here; never on the session's connection thread, which a
-    /// verdict callback runs on and which the session's own calls need free.
+    /// Inputs are taken one at a time, in order, here; never in a verdict callback, which runs with the
+    /// session's connection held (on whichever thread read the verdict) and must not wait for the session.
     private let queue = DispatchQueue(label: "audiosession.transport")
     private let control: Mutex<Control>
     private let listeners = Mutex<[AsyncStream<TransportEvent>.Continuation]>([])
