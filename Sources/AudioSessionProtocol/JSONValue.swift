@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Any JSON value, read without guessing: `true` is never the number 1.
 enum JSONValue: Decodable, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Encodes messages as single JSON lines (sorted keys, so the same message is always the same bytes).
 public enum LineCoding {

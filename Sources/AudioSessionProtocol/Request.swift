@@ -1,5 +1,5 @@
 import AudioSessionPolicy
-import Foundation
+import FoundationEssentials
 
 /// One line from a client: `{"id": 1, "op": "setCategory", "category": "playback", "options": ["duckOthers"]}`.
 /// What it asks for is a `Command`, one case per operation with exactly the fields that operation takes, so a

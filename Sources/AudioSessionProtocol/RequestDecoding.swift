@@ -1,5 +1,5 @@
 import AudioSessionPolicy
-import Foundation
+import FoundationEssentials
 
 /// Why a line is not a request: a code, a message naming the field, and the `id` when it could be read.
 public struct ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
