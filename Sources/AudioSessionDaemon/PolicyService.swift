@@ -5,9 +5,10 @@ import Locking
 import Logging
 import ServiceLifecycle
 
-/// Carries out what the sound server is told: make a stream sound as its verdict says.
+/// Carries out what the sound server is told: make each stream sound as its verdict says. A turn's verdicts come
+/// in one call, so that the sound server's loop takes them together (one journal write, one set of writes).
 protocol StreamEnforcer: Sendable {
-    func enforce(_ origin: StreamOrigin, _ verdict: StreamVerdict)
+    func enforce(_ verdicts: [(StreamOrigin, StreamVerdict)])
 }
 
 /// Carries out what the ALSA mixer control is told (no sound server): the system volume, the silent switch.
@@ -132,12 +133,18 @@ final class PolicyService: Service {
         if case .request(let client, let request) = input, turns.core.permits(request, from: client) {
             turns.core.stateProblem = turns.keeper?.prepare(request, core: turns.core)
         }
-        for effect in turns.core.handle(input) {
+        let effects = turns.core.handle(input)
+        // The verdicts go first, all at once: the sound server's loop may take them while this turn still sends
+        // its messages (a call's interruption to a hundred sessions takes milliseconds).
+        enforcer?.enforce(
+            effects.compactMap { if case .enforce(let origin, let verdict) = $0 { (origin, verdict) } else { nil } }
+        )
+        for effect in effects {
             switch effect {
             case .send(let client, let message):
                 outboxes.send(message, to: client)
-            case .enforce(let origin, let verdict):
-                enforcer?.enforce(origin, verdict)
+            case .enforce:
+                break
             case .setMixerVolume(let volume):
                 mixer?.setVolume(volume)
             case .holdMixerMuted(let held):

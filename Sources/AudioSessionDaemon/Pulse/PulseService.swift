@@ -79,10 +79,11 @@ final class PulseService: Service, StreamEnforcer {
         _ = work.withLock { $0?.yield(.rules(newRules)) }
     }
 
-    func enforce(_ origin: StreamOrigin, _ verdict: StreamVerdict) {
+    func enforce(_ verdicts: [(StreamOrigin, StreamVerdict)]) {
+        guard !verdicts.isEmpty else { return }
         let first = pendingVerdicts.withLock { pending in
-            pending.append((origin, verdict))
-            return pending.count == 1
+            defer { pending.append(contentsOf: verdicts) }
+            return pending.isEmpty
         }
         guard first else { return }
         let queued = work.withLock { work -> Bool in
