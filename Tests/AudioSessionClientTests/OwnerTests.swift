@@ -160,6 +160,33 @@ import Testing
         #expect(stream.isRunning)
     }
 
+    /// The real daemon's reset, on a real sound server killed and started again: the library starts the app's
+    /// running stream again, so the daemon knows it (and the session is active again) without the app doing a thing.
+    @Test func theRealDaemonsResetAfterItsSoundServerIsBackStartsTheStreamAgain() async throws {
+        let server = try await PrivateSoundServer.start(.pulseaudio)
+        defer { server.stop() }
+        try await TestDaemon.with(pulseServer: server.pulseServer) { daemon in
+            let music = AudioSession(socketPath: daemon.socketPath, appName: "music")
+            defer { music.close() }
+            let lost = music.mediaServicesWereLost
+            let resets = music.mediaServicesWereReset
+            let stream = try await onThread {
+                try music.setCategory(.playback)
+                return try music.startStream(direction: .output)
+            }
+            #expect(music.isActive)
+            try await server.kill()
+            #expect(await first(1, of: lost).count == 1, "no mediaServicesWereLost when the sound server was killed")
+            try await server.restart()
+            let reset = await first(1, of: resets)
+            #expect(reset.count == 1, "no mediaServicesWereReset when the sound server was back")
+            // The daemon's own view (a round trip): the stream it was told of again has made the session active.
+            let state = try #require(try await onThread { music.currentState() })
+            #expect(state.state == .active, "the daemon has the session \(state.state) after its reset")
+            #expect(stream.isRunning)
+        }
+    }
+
     /// The listener's thread id, which it records the first time it takes the lock after the calls that started it.
     func listenerThread(of session: AudioSession) async throws -> Int32 {
         for _ in 0..<500 {

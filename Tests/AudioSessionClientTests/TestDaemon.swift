@@ -22,14 +22,21 @@ final class TestDaemon: Sendable {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("audiosessiond").path
     }
 
-    private init() {
+    /// The sound server the daemon enforces on (`PULSE_SERVER`); nil: none (`--no-sound-server`).
+    private let pulseServer: String?
+
+    private init(pulseServer: String?) {
         directory = FileManager.default.temporaryDirectory.path + "/client-\(UUID().uuidString.prefix(8))"
         socketPath = directory + "/control"
+        self.pulseServer = pulseServer
     }
 
-    /// Starts a daemon, runs `body`, and stops it, whatever `body` does.
-    static func with<Result: Sendable>(_ body: (TestDaemon) async throws -> Result) async throws -> Result {
-        let daemon = TestDaemon()
+    /// Starts a daemon (on `pulseServer`, or with no sound server), runs `body`, and stops it, whatever `body` does.
+    static func with<Result: Sendable>(
+        pulseServer: String? = nil,
+        _ body: (TestDaemon) async throws -> Result
+    ) async throws -> Result {
+        let daemon = TestDaemon(pulseServer: pulseServer)
         try FileManager.default.createDirectory(atPath: daemon.directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: daemon.directory) }
         do {
@@ -53,10 +60,12 @@ final class TestDaemon: Sendable {
         let log = directory + "/daemon-\(starts.withLock { $0 += 1; return $0 }).log"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.daemonPath)
-        process.arguments = [
-            "--no-sound-server", "--no-alsa", "--socket", socketPath, "--state-dir", directory + "/state",
-            "--session-bus", "none", "--system-bus", "none", "--log-level", "warning",
-        ]
+        let soundServer = pulseServer.map { ["--pulse-server", $0] } ?? ["--no-sound-server"]
+        process.arguments =
+            soundServer + [
+                "--no-alsa", "--socket", socketPath, "--state-dir", directory + "/state",
+                "--session-bus", "none", "--system-bus", "none", "--log-level", "warning",
+            ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try ChildProcess.newFile(log)
         try ChildProcess.launch(process)
