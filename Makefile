@@ -88,13 +88,14 @@ soak: deps
 		$(SWIFT) test --skip-build --filter SoakTests
 
 # The suites where threads meet, built with ThreadSanitizer into .build-tsan (the normal .build stays as it is):
-# the in-process daemon and its control socket, the client library, DBusBackend, the stream ledger
+# the in-process daemon and its control socket, the client library, DBusBackend, the stream ledger, and a daemon on
+# a real sound server, where libpulse's thread, the connection's loop and the policy's turns meet
 # (docs/TESTING.md, "Sanitizers"). A report from the tests or from a daemon or tool they start fails the step
 # (scripts/tsan-test.sh); the only suppressions may be races inside system libraries, each with its reason.
 TSAN_SCRATCH ?= .build-tsan
 # ConnectionBurstTests is left out: under the sanitizer's slowness its 500 connections were answered only 107 times
 # in one run of six (not a race report; the suite runs in `make test`), and CI must not fail on it.
-TSAN_SUITES ?= AudioSessionClientTests|CtlCommandTests|HalfClosedClientTests|ConnectionBudgetTests|FloodingClientTests|DBusBackendTests|StreamLedgerTests|DaemonCoreTests|PlatformLockTests
+TSAN_SUITES ?= AudioSessionClientTests|CtlCommandTests|HalfClosedClientTests|ConnectionBudgetTests|FloodingClientTests|DBusBackendTests|StreamLedgerTests|DaemonCoreTests|PlatformLockTests|PulseBatchTests|LiveEnforcementTests
 tsan: deps
 	$(STEP) tsan-build 2400 $(SWIFT) build --build-tests --sanitize=thread --scratch-path $(TSAN_SCRATCH)
 	$(STEP) tsan-test 1500 bash scripts/tsan-test.sh $(TSAN_SCRATCH) '$(TSAN_SUITES)'
