@@ -82,9 +82,16 @@ final class PolicyService: Service {
 
     func run() async {
         turns.withLock { Self.begin(&$0) }
-        for await input in inputs.cancelOnGracefulShutdown() {
-            take(input)
-            record()
+        // On graceful shutdown the inputs end: what is already queued is decided on, then the loop ends. (Not
+        // `cancelOnGracefulShutdown()`, whose merge of two sequences raced under ThreadSanitizer: it resumes the
+        // loop's continuation while registering it, swift-async-algorithms issue 430.)
+        await withGracefulShutdownHandler {
+            for await input in inputs {
+                take(input)
+                record()
+            }
+        } onGracefulShutdown: { [feedback] in
+            feedback.finish()
         }
         turns.withLock { turns in
             Self.record(&turns)
