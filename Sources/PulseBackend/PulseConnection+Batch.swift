@@ -50,7 +50,7 @@ extension PulseConnection {
     public func apply(_ changes: [PulseStreamChange]) async -> [PulseError?] {
         guard !changes.isEmpty else { return [] }
         let core: ContextCore
-        do { core = try self.core("pa_context_set_sink_input_volume") } catch {
+        do { core = try self.core("apply") } catch {
             return changes.map { _ in error }
         }
         return await core.performAll(changes)

@@ -41,8 +41,8 @@ struct PulseSession {
         logger: Logger,
         journalPath: String? = nil,
         serverAddress: String? = nil,
-        takeVerdicts: @escaping @Sendable () -> [(StreamOrigin, StreamVerdict)] = { [] },
-        changeTaken: @escaping @Sendable (PulseEvent) -> Void = { _ in }
+        takeVerdicts: @escaping @Sendable () -> [(StreamOrigin, StreamVerdict)],
+        changeTaken: @escaping @Sendable (PulseEvent) -> Void
     ) {
         self.takeVerdicts = takeVerdicts
         self.changeTaken = changeTaken
@@ -108,6 +108,7 @@ struct PulseSession {
     }
 
     private mutating func handle(_ facility: PulseFacility, _ change: PulseChange, _ index: UInt32) async throws {
+        if change == .change { changeTaken(.changed(facility, change, index: index)) }
         switch (facility, change) {
         case (.sink, .remove): try await feed(.sinkRemoved(index))
         case (.source, .remove): try await feed(.sourceRemoved(index))
@@ -121,14 +122,6 @@ struct PulseSession {
             }
         case (.sinkInput, .remove): try await feed(.streamRemoved(.sinkInput(index)))
         case (.sourceOutput, .remove): try await feed(.streamRemoved(.sourceOutput(index)))
-        case (.sinkInput, .change):
-            changeTaken(.changed(facility, change, index: index))
-            if let input = try await connection.sinkInput(index) { try await feed(report(input)) }
-        case (.sourceOutput, .change):
-            changeTaken(.changed(facility, change, index: index))
-            if let output = try await connection.sourceOutput(index) {
-                try await feed(.streamReported(StreamReport(output)))
-            }
         case (.sinkInput, _):
             if let input = try await connection.sinkInput(index) { try await feed(report(input)) }
         case (.sourceOutput, _):
