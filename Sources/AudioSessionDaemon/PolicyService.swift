@@ -43,6 +43,8 @@ final class PolicyService: Service {
     private let platform: (any PlatformEnforcer)?
     private let logger: Logger
     private let turns: Locked<Turns>
+    /// Held while a `record()` writes what it took from `turns` (always taken before `turns`, never inside it).
+    private let recording = Locked<Void>(())
 
     /// What the turns share, behind the lock.
     private struct Turns: Sendable {
@@ -53,6 +55,9 @@ final class PolicyService: Service {
         var hasBegun = false
         /// Turns whose changes are not kept yet (`record()`).
         var hasUnrecordedTurns = false
+        /// The turns' log lines, written by `record()` outside the lock: formatting and writing a line costs more
+        /// than the decision it reports (a call's interruption of a hundred sessions logs two hundred).
+        var logLines: [String] = []
         /// The loop ended (shutdown): later inputs are not decided, as none were once the loop stopped reading.
         var hasEnded = false
     }
@@ -93,8 +98,8 @@ final class PolicyService: Service {
         } onGracefulShutdown: { [feedback] in
             feedback.finish()
         }
+        record()
         turns.withLock { turns in
-            Self.record(&turns)
             turns.hasEnded = true
             for timer in turns.timers.values { timer.cancel() }
             turns.timers = [:]
@@ -117,13 +122,21 @@ final class PolicyService: Service {
 
     /// Keeps what the turns since the last call changed: the user's settings, the event log's records.
     func record() {
-        turns.withLock { Self.record(&$0) }
+        // Callers take turns here (`recording`), so lines are written in the order they were decided; a `take`
+        // meanwhile waits only for the short part under `turns`.
+        recording.withLock { _ in
+            let lines = turns.withLock { Self.record(&$0) }
+            for line in lines { logger.info("\(line)") }
+        }
     }
 
-    private static func record(_ turns: inout Turns) {
-        guard turns.hasUnrecordedTurns else { return }
+    /// Keeps the turns' changes; returns their log lines, to be written once the lock is let go.
+    private static func record(_ turns: inout Turns) -> [String] {
+        guard turns.hasUnrecordedTurns else { return [] }
         turns.hasUnrecordedTurns = false
         turns.keeper?.after(&turns.core)
+        defer { turns.logLines.removeAll(keepingCapacity: true) }
+        return turns.logLines
     }
 
     /// The event log's first record, once: at the loop's start, or at the first fact handed over before it.
@@ -169,7 +182,7 @@ final class PolicyService: Service {
             case .callPlayer(let busName, let command, let timeoutMs):
                 players?.send(command, to: busName, timeoutMs: timeoutMs)
             case .log(let line):
-                logger.info("\(line)")
+                turns.logLines.append(line)
             }
         }
         turns.hasUnrecordedTurns = true

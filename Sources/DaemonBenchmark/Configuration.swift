@@ -16,9 +16,16 @@ enum Contender: Int, CaseIterable {
 
 /// The command line: `--quick` (a few trials, to try the benchmark out), `--daemon PATH` (another daemon
 /// binary), `--daemon-arg ARG` (repeatable: an argument added to the daemon's, e.g. `--log-level=warning`),
-/// `--json FILE` (the figures of issue 12's table as one JSON object, see Figures.swift).
+/// `--json FILE` (the figures of issue 12's table as one JSON object, see Figures.swift), `--only PARTS` (a
+/// comma-separated list of `Part`s, to look at one figure while changing the daemon; the rest is "not measured").
 struct Options {
+    /// The benchmark's parts, in the order they run.
+    enum Part: String, CaseIterable {
+        case unaware, activate, overlap, memory, players
+    }
+
     var quick = false
+    var parts = Set(Part.allCases)
     var daemon: String?
     var daemonArguments: [String] = []
     var json: String?
@@ -31,12 +38,21 @@ struct Options {
             case "--daemon": daemon = rest.popFirst()
             case "--daemon-arg": rest.popFirst().map { daemonArguments.append($0) }
             case "--json" where rest.first != nil: json = rest.popFirst()
+            case "--only" where rest.first.map(Self.parts) != nil: parts = Self.parts(rest.popFirst()!)!
             default:
-                print("usage: DaemonBenchmark [--quick] [--daemon PATH] [--daemon-arg ARG]... [--json FILE]")
+                print("usage: DaemonBenchmark [--quick] [--daemon PATH] [--daemon-arg ARG]... [--json FILE] [--only PARTS]")
+                print("       PARTS: a comma-separated list of " + Part.allCases.map(\.rawValue).joined(separator: ", "))
                 print("       DaemonBenchmark --check-json FILE")
                 exit(2)
             }
         }
+    }
+
+    /// The parts named in `list`; nil when one of them is not a part.
+    private static func parts(_ list: String) -> Set<Part>? {
+        let names = list.split(separator: ",").map { Part(rawValue: String($0)) }
+        guard !names.isEmpty, !names.contains(nil) else { return nil }
+        return Set(names.compactMap { $0 })
     }
 }
 

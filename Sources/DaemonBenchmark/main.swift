@@ -4,7 +4,7 @@ import Foundation
 // time. Figures are printed, never asserted. The machine is small and noisy, so the contenders run side by side
 // in the same run and their trials alternate. See docs/BENCHMARKS.md.
 //   swift build -c release && swift run -c release DaemonBenchmark [--quick] [--daemon PATH] [--daemon-arg ARG]...
-//       [--json FILE]
+//       [--json FILE] [--only unaware,activate,overlap,memory,players]
 //   DaemonBenchmark --check-json FILE   (every figure's key is there, a number or named in "missing")
 
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--reactor" {
@@ -51,14 +51,15 @@ func run() async throws -> Results {
     try await daemonRig.startDaemon(daemonPath, arguments: daemonArguments)
     try await floorRig.startReactor(benchmarkPath)
 
-    try await measureUnawareCalls(daemonRig, moduleRig, floorRig, into: &results)
+    let parts = options.parts
+    if parts.contains(.unaware) { try await measureUnawareCalls(daemonRig, moduleRig, floorRig, into: &results) }
     floorRig.shutDown()
-    try await measureActivation(daemonRig, moduleRig, into: &results)
-    try await measureAudibleOverlap(daemonRig, moduleRig, into: &results)
+    if parts.contains(.activate) { try await measureActivation(daemonRig, moduleRig, into: &results) }
+    if parts.contains(.overlap) { try await measureAudibleOverlap(daemonRig, moduleRig, into: &results) }
     moduleRig.shutDown()
     daemonRig.stopDaemon()
-    try await measureMemoryAndStartup(daemonRig, into: &results)
-    try await measurePlayerPause(daemonPath, trials: playerTrials, into: &results)
+    if parts.contains(.memory) { try await measureMemoryAndStartup(daemonRig, into: &results) }
+    if parts.contains(.players) { try await measurePlayerPause(daemonPath, trials: playerTrials, into: &results) }
     progress("done in \(ms(milliseconds(.now - began)))")
     completed = true
     return results
