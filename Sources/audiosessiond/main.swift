@@ -67,7 +67,7 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
     static func main() async {
         do {
             var command = try parseAsRoot()
-            if var daemon = command as? Self {
+            if let daemon = command as? Self {
                 try await daemon.run()
             } else {
                 try command.run()

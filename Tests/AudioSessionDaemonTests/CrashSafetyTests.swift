@@ -37,7 +37,11 @@ import Testing
         try await eventually("the prompt's stream is gone") { try await rig.observer.sinkInputs().count == 20 }
         let fresh = rig.server.directory + "/state-after-crash"
         try FileManager.default.createDirectory(atPath: fresh, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: rig.stateDirectory + "/streams.json", toPath: fresh + "/streams.json")
+        // The journal, and its temporary if the daemon died between writing it and renaming it.
+        for file in ["streams.json", "streams.json.tmp"]
+        where FileManager.default.fileExists(atPath: rig.stateDirectory + "/" + file) {
+            try FileManager.default.copyItem(atPath: rig.stateDirectory + "/" + file, toPath: fresh + "/" + file)
+        }
 
         let started = ContinuousClock.now
         try rig.spawnDaemon(stateDirectory: fresh)
@@ -113,6 +117,47 @@ import Testing
         try await Task.sleep(for: .milliseconds(1500))
         let after = try #require(try await rig.observer.sinkInput(music.index))
         #expect(after.volume == fifty && after.muted, "\(after.volume), muted \(after.muted)")
+    }
+
+    /// kill -9 after the journal's write and before its rename (`JournalStreamKeeper`: the rename waits until the
+    /// turn's orders are out): the next daemon gives the music back from the temporary, the newest journal, not
+    /// from the older file beside it. The window is microseconds wide, so the test makes it: the journal the dead
+    /// daemon left becomes the temporary, and the file is the one written before the call (which says nothing of
+    /// the call's silence: restored from it, the music would stay silent).
+    @Test func afterKill9BetweenTheJournalsWriteAndItsRenameTheTemporaryIsWhatIsGivenBack() async throws {
+        let rig = try await CrashRig(.pulseaudio)
+        defer { rig.stop() }
+        try await rig.startDaemon()
+        let player = try rig.play(app: "radio", role: "music")
+        defer { player.terminate() }
+        let music = try await rig.stream(app: "radio")
+        // Before the call the journal holds the music's move to the headphones, at its user's volume.
+        try await eventually("the music's move is journaled") {
+            try rig.journal(in: rig.stateDirectory).entries.contains { $0.index == music.index }
+        }
+        let before = try rig.journal(in: rig.stateDirectory)
+        let call = try rig.play(app: "call", role: "phone")
+        defer { call.terminate() }
+        try await eventually("the call silences the music, journaled") {
+            let silenced = try await rig.observer.sinkInput(music.index)?.isSilenced == true
+            let journaled = try rig.journal(in: rig.stateDirectory).entries.contains {
+                $0.index == music.index && $0.policyVolume.allSatisfy { $0 == 0 }
+            }
+            return silenced && journaled
+        }
+
+        rig.killDaemon()
+        call.terminate()
+        _ = call.waitForExit()
+        let journal = rig.stateDirectory + "/streams.json"
+        try FileManager.default.moveItem(atPath: journal, toPath: journal + ".tmp")
+        try StateFiles.encodeJSON(before, for: journal).write(to: URL(fileURLWithPath: journal))
+        try await rig.startDaemon()
+        try await eventually("the music is given back from the temporary") {
+            try await rig.observer.sinkInput(music.index)?.isSilenced == false
+        }
+        #expect(rig.latestDaemonLog().contains("streams.json.tmp was written but not renamed when the daemon stopped"))
+        #expect(!FileManager.default.fileExists(atPath: journal + ".tmp"))
     }
 
     @Test func afterKill9WithTheCausesStillThereThePolicyAppliesAnewOnTheUsersValues() async throws {

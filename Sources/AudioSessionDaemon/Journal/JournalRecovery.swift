@@ -22,7 +22,11 @@ struct JournalRecovery {
     func recover(path: String, server: JournalServerIdentity) async -> JournalStreamKeeper {
         let started = ContinuousClock.now
         var keeper = JournalStreamKeeper(path: path, server: server, logger: logger)
-        guard let journal = StateFiles.loadContent(JournalStreams.self, from: path, logger: logger),
+        // A whole temporary is newer than the file: the last daemon wrote it and gave orders on it, but did not
+        // rename it before it stopped.
+        guard
+            let journal = StateFiles.loadTemporary(JournalStreams.self, for: path, logger: logger)
+                ?? StateFiles.loadContent(JournalStreams.self, from: path, logger: logger),
             !journal.entries.isEmpty
         else { return keeper }
         guard journal.server == server else {

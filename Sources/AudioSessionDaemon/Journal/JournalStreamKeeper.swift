@@ -1,11 +1,18 @@
 import AudioSessionDaemonCore
+import FoundationEssentials
 import Logging
 import PulseBackend
 
 /// Keeps `streams.json` in step with the stream ledger of one server connection. The file is rewritten whole
-/// (it is small: one entry per stream the policy changed), atomically, at most once per turn of the
-/// connection's work loop, and before the policy's write that needs it: a crash can leave a stream changed
-/// only with its entry on disk. It is not fsynced: it has to outlive the daemon, not the machine.
+/// (it is small: one entry per stream the policy changed), at most once per turn of the connection's work loop,
+/// and before the policy's write that needs it: a crash can leave a stream changed only with its entry on disk.
+///
+/// On the path from a server event to the orders that answer it, `sync` writes `streams.json.tmp` and no more:
+/// once that returns the kernel has it, and a daemon that starts after a crash reads a whole temporary as the
+/// newest journal (`StateFiles.loadTemporary`). `commit`, after the orders, renames it over `streams.json`. Nothing
+/// is fsynced: the journal has to outlive the daemon, not the machine, since a power loss takes the sound server's
+/// streams with it (docs/DAEMON.md). Entries are encoded once each, when they change: re-encoding a hundred
+/// unchanged entries for the one that changed cost more than the write.
 struct JournalStreamKeeper: Sendable {
     let path: String
     let server: JournalServerIdentity
@@ -19,25 +26,27 @@ struct JournalStreamKeeper: Sendable {
     /// The file holds what an earlier daemon wrote (`reset` could not empty it): the next sync writes it even
     /// with no entries.
     private var unknownOnDisk = false
+    /// The temporary holds what `written` says, and is not renamed yet (`commit`).
+    private var uncommitted = false
+    /// The JSON of each entry last encoded, and the server's: a sync encodes only the entries that changed.
+    private var encodedEntries: [StreamOrigin: (entry: JournalStreamEntry, json: Data)] = [:]
+    private let encodedServer: Data?
 
     init(path: String, server: JournalServerIdentity, logger: Logger) {
         self.path = path
         self.server = server
         self.logger = logger
         self.trouble = StateWriteTrouble("stream journal \(path)")
+        self.encodedServer = try? StateFiles.encodeJSON(server, for: path).dropLast()
     }
 
-    /// Writes `entries` if they differ from the file's; false when the file could not be written (it keeps what
-    /// it held, and `written` says what that is).
+    /// Writes `entries` if they differ from the file's (to the temporary: `commit` renames it); false when they
+    /// could not be written (the files keep what they held, and `written` says what that is).
     @discardableResult
     mutating func sync(_ entries: [StreamOrigin: JournalStreamEntry]) -> Bool {
         guard entries != written || unknownOnDisk else { return true }
-        let journal = JournalStreams(
-            server: server,
-            entries: entries.values.sorted { ($0.kind.rawValue, $0.index) < ($1.kind.rawValue, $1.index) }
-        )
         do {
-            try StateFiles.writeJSON(journal, to: path, durability: .processCrash, logger: logger)
+            try StateFiles.writeTemporary(try encode(entries), for: path, synced: false, logger: logger)
         } catch {
             trouble.failed(
                 error,
@@ -48,9 +57,49 @@ struct JournalStreamKeeper: Sendable {
         }
         trouble.succeeded(logger: logger)
         unknownOnDisk = false
+        uncommitted = true
         written = entries
         writes += 1
         return true
+    }
+
+    /// Renames what the last `sync` wrote over `streams.json`, if it has not been. A rename that fails leaves the
+    /// temporary, the newest journal, where a starting daemon reads it; the next sync writes a new one.
+    mutating func commit() {
+        guard uncommitted else { return }
+        uncommitted = false
+        do {
+            try StateFiles.commitTemporary(for: path, synced: false)
+        } catch {
+            logger.warning("stream journal \(path): \(error); \(StateFiles.temporary(for: path)) keeps it")
+        }
+    }
+
+    /// The journal as the file holds it: the JSON of `JournalStreams` with its keys sorted (what `JSONEncoder`
+    /// would write, and does, for the entries not encoded before).
+    private mutating func encode(_ entries: [StreamOrigin: JournalStreamEntry]) throws(StateFiles.WriteError) -> Data {
+        var data = Data("{\"entries\":[".utf8)
+        var encoded: [StreamOrigin: (entry: JournalStreamEntry, json: Data)] = [:]
+        let sorted = entries.sorted { ($0.value.kind.rawValue, $0.value.index) < ($1.value.kind.rawValue, $1.value.index) }
+        for (position, (origin, entry)) in sorted.enumerated() {
+            if position > 0 { data.append(UInt8(ascii: ",")) }
+            let json: Data
+            if let known = encodedEntries[origin], known.entry == entry {
+                json = known.json
+            } else {
+                json = try StateFiles.encodeJSON(entry, for: path).dropLast()
+            }
+            encoded[origin] = (entry, json)
+            data.append(json)
+        }
+        encodedEntries = encoded
+        data.append(contentsOf: "]".utf8)
+        if let encodedServer {
+            data.append(contentsOf: ",\"server\":".utf8)
+            data.append(encodedServer)
+        }
+        data.append(contentsOf: ",\"version\":\(JournalStreams.formatVersion)}\n".utf8)
+        return data
     }
 
     /// Writes an empty journal, whatever the file held.
@@ -58,6 +107,7 @@ struct JournalStreamKeeper: Sendable {
         written = [:]
         unknownOnDisk = true
         sync([:])
+        commit()
     }
 
     /// Whether the file may still hold an earlier daemon's entries (`reset` could not empty it).

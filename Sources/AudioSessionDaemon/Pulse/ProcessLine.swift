@@ -1,7 +1,11 @@
-import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A process and its ancestors, nearest first, read from /proc: a stream's process is matched against the media
-/// players on the bus by it (section 6b; a browser plays from a child of the process that owns its player).
+/// players on the bus by it (section 6b; a browser plays from a child of the process that owns its player). It is
+/// read when a stream first appears, on the path from the server's event to the orders that answer it, so each
+/// stat file is read with one `read` into a buffer on the stack, not through Foundation's file reading.
 enum ProcessLine {
     /// Enough for any real process tree; a longer one (or a loop, which /proc cannot show) is cut there.
     static let deepest = 64
@@ -11,22 +15,38 @@ enum ProcessLine {
     static func of(_ processID: Int32, proc: String = "/proc") -> [Int32] {
         var line: [Int32] = []
         var current = processID
-        while current > 1, line.count < deepest, !line.contains(current) {
-            guard let stat = try? String(contentsOfFile: "\(proc)/\(current)/stat", encoding: .utf8),
-                let parent = parentID(inStat: stat)
-            else { break }
+        while current > 1, line.count < deepest, !line.contains(current),
+            let parent = parentID(ofProcess: current, proc: proc)
+        {
             line.append(current)
             current = parent
         }
         return line
     }
 
+    /// The parent's ID from `proc/PID/stat`; nil when it cannot be read or understood.
+    private static func parentID(ofProcess processID: Int32, proc: String) -> Int32? {
+        let descriptor = open("\(proc)/\(processID)/stat", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        // A stat line is a few hundred bytes: the command name is at most 64, the rest numbers.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { buffer in
+            var count = -1
+            repeat { count = read(descriptor, buffer.baseAddress, buffer.count) } while count < 0 && errno == EINTR
+            return count > 0 ? parentID(inStat: UnsafeBufferPointer(rebasing: buffer[..<count])) : nil
+        }
+    }
+
     /// The parent's ID from a /proc/PID/stat line: `pid (comm) state ppid ...`. The command name may hold
     /// spaces and parentheses, so the fields are counted from the last ')'.
     static func parentID(inStat stat: String) -> Int32? {
-        guard let close = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        parentID(inStat: Array(stat.utf8))
+    }
+
+    static func parentID<Bytes: BidirectionalCollection<UInt8>>(inStat stat: Bytes) -> Int32? {
+        guard let close = stat.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: UInt8(ascii: " "))
         guard fields.count >= 2 else { return nil }
-        return Int32(fields[1])
+        return Int32(String(decoding: fields[1], as: UTF8.self))
     }
 }

@@ -133,6 +133,11 @@ struct PulseSession {
         }
     }
 
+    /// Once a turn's orders are out: the stream journal written in it takes its own name (`JournalStreamKeeper`).
+    mutating func commitJournal() {
+        journal?.commit()
+    }
+
     // MARK: Reports
 
     private mutating func reportDevices() async throws {

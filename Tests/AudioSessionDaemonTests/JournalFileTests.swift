@@ -1,0 +1,98 @@
+import AudioSessionDaemonCore
+import Foundation
+import Logging
+import Testing
+
+@testable import AudioSessionDaemon
+
+/// The stream journal's file, without a sound server: what `JournalStreamKeeper` writes on the hot path (the
+/// temporary, its entries encoded once each) is what `JSONEncoder` would write, and a daemon that starts after a
+/// crash between the write and the rename reads the whole temporary as the newest journal, and a cut one not.
+@Suite struct JournalFileTests {
+    let directory: String
+    let path: String
+    let logger = Logger(label: "JournalFileTests")
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        path = directory + "/streams.json"
+    }
+
+    @Test func eachWriteIsWhatJSONEncoderWritesOfTheWholeJournal() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try JSONDecoder().decode(
+            JournalServerIdentity.self,
+            from: Data(#"{"address":"unix:/run/user/1000/pulse/native","name":"pulseaudio","host":"a \"b\" é","cookie":7}"#.utf8)
+        )
+        var keeper = JournalStreamKeeper(path: path, server: server, logger: logger)
+        let music = Self.entry(.sinkInput, 3, application: "radio \"live\" / ♪")
+        let prompt = Self.entry(.sinkInput, 12, application: "maps\n\u{1}")
+        let microphone = Self.entry(.sourceOutput, 2, application: "recorder")
+        var ducked = music
+        ducked.policyVolume = [16384, 16384]
+        // Entries come and go and change; unchanged ones are not encoded again, and the order is the file's.
+        let steps: [[JournalStreamEntry]] = [[music], [music, prompt], [ducked, prompt, microphone], [microphone], []]
+        for entries in steps {
+            let byOrigin = Dictionary(uniqueKeysWithValues: entries.map { ($0.origin, $0) })
+            let written = keeper.sync(byOrigin)
+            #expect(written)
+            let expected = try StateFiles.encodeJSON(
+                JournalStreams(
+                    server: server,
+                    entries: entries.sorted { ($0.kind.rawValue, $0.index) < ($1.kind.rawValue, $1.index) }
+                ),
+                for: path
+            )
+            let temporary = try Data(contentsOf: URL(fileURLWithPath: StateFiles.temporary(for: path)))
+            #expect(
+                temporary == expected,
+                "\(String(decoding: temporary, as: UTF8.self)) is not \(String(decoding: expected, as: UTF8.self))"
+            )
+            keeper.commit()
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == expected)
+            #expect(!FileManager.default.fileExists(atPath: StateFiles.temporary(for: path)))
+        }
+        #expect(keeper.writes == steps.count)
+    }
+
+    @Test func aWholeTemporaryIsTheNewestJournalAndACutOneIsRemoved() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try JSONDecoder().decode(
+            JournalServerIdentity.self,
+            from: Data(#"{"address":"default","name":"pulseaudio","host":"vm","cookie":1}"#.utf8)
+        )
+        var keeper = JournalStreamKeeper(path: path, server: server, logger: logger)
+        let music = Self.entry(.sinkInput, 3, application: "radio")
+        keeper.sync([music.origin: music])
+        keeper.commit()
+        // The next write is made, and the daemon dies before its rename: the temporary is the journal.
+        let call = Self.entry(.sinkInput, 4, application: "call")
+        keeper.sync([music.origin: music, call.origin: call])
+        let newest = try #require(StateFiles.loadTemporary(JournalStreams.self, for: path, logger: logger))
+        #expect(newest.entries.map(\.index) == [3, 4])
+
+        // Cut short (the daemon died while writing it): removed, and the file before it is the journal.
+        let whole = try Data(contentsOf: URL(fileURLWithPath: StateFiles.temporary(for: path)))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: StateFiles.temporary(for: path)))
+        #expect(StateFiles.loadTemporary(JournalStreams.self, for: path, logger: logger) == nil)
+        #expect(!FileManager.default.fileExists(atPath: StateFiles.temporary(for: path)))
+        let file = try #require(StateFiles.loadContent(JournalStreams.self, from: path, logger: logger))
+        #expect(file.entries.map(\.index) == [3])
+    }
+
+    static func entry(_ kind: JournalStreamEntry.Kind, _ index: UInt32, application: String) -> JournalStreamEntry {
+        JournalStreamEntry(
+            kind: kind,
+            index: index,
+            application: application,
+            processID: "\(1000 + index)",
+            role: "music",
+            userVolume: [65536, 65536],
+            userMuted: false,
+            policyVolume: [0, 0],
+            policyMuted: false,
+            restoreKey: "sink-input-by-application-name:\(application)"
+        )
+    }
+}
