@@ -23,6 +23,14 @@ final class ContextCore: @unchecked Sendable {
     private var phase = Phase.created
     private var pending: [ObjectIdentifier: any PendingOperation] = [:]
     private var callbackRetain: Unmanaged<ContextCore>?
+    /// How many requests were issued through `perform` and `performAll`: a prefetched info is current while no
+    /// request came after it (`PulsePrefetch`).
+    var requestsIssued: UInt64 = 0
+    /// Whether a new stream's info is asked for as its event is read (`PulseConnection.listen(prefetching:)`).
+    var prefetchesNewStreams = false
+    /// Events read and not yet handed over, oldest first: while a new stream's info is on its way, the events
+    /// after it wait behind it, so that every subscriber sees them in the order they were read.
+    var waitingEvents: [WaitingEvent] = []
 
     /// Starts a mainloop thread and creates an unconnected context named `applicationName`.
     init(applicationName: String, properties: [String: String], events: EventBroadcaster) throws(PulseError) {
@@ -107,7 +115,27 @@ final class ContextCore: @unchecked Sendable {
 
     private static let subscribeThunk: pa_context_subscribe_cb_t = { _, type, index, userdata in
         let core = Unmanaged<ContextCore>.fromOpaque(userdata!).takeUnretainedValue()
-        if let event = PulseEvent(type, index: index) { core.events.yield(event) }
+        if let event = PulseEvent(type, index: index) { core.read(event) }
+    }
+
+    /// Hands `event` over, or, when a new stream's info is asked for first or events wait, queues it. The lock
+    /// held (libpulse's thread).
+    private func read(_ event: PulseEvent) {
+        if let context, prefetchesNewStreams, let prefetch = PrefetchBox.ask(for: event, context: context, core: self) {
+            waitingEvents.append(WaitingEvent(event: event, prefetch: prefetch))
+        } else if waitingEvents.isEmpty {
+            events.yield(event)
+        } else {
+            waitingEvents.append(WaitingEvent(event: event, prefetch: nil))
+        }
+    }
+
+    /// Hands over the waiting events up to the first whose info is still on its way. The lock held.
+    func handOverWaitingEvents() {
+        while let first = waitingEvents.first, first.prefetch?.isAnswered ?? true {
+            waitingEvents.removeFirst()
+            events.yield(first.event, prefetched: first.prefetch?.answer)
+        }
     }
 
     // MARK: Operations
@@ -127,6 +155,7 @@ final class ContextCore: @unchecked Sendable {
             do {
                 try mainloop.withLock(name) { _ throws(PulseError) in
                     let context = try readyContext(name)
+                    requestsIssued &+= 1
                     let box = OperationBox(name: name, owner: owner, core: self, continuation: continuation)
                     pending[ObjectIdentifier(box)] = box
                     do throws(PulseError) {

@@ -5,7 +5,7 @@ import Locking
 /// with a queue of its own takes it there without another hop through a task.
 final class EventBroadcaster: Sendable {
     private struct Subscriber: Sendable {
-        let deliver: @Sendable (PulseEvent) -> Void
+        let deliver: @Sendable (PulseEvent, PulsePrefetch?) -> Void
         let finish: @Sendable () -> Void
     }
 
@@ -21,7 +21,7 @@ final class EventBroadcaster: Sendable {
     /// A new stream of the events from now on; already finished if the connection has ended.
     func subscribe() -> AsyncStream<PulseEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: PulseEvent.self, bufferingPolicy: .unbounded)
-        let id = add(Subscriber(deliver: { continuation.yield($0) }, finish: { continuation.finish() }))
+        let id = add(Subscriber(deliver: { event, _ in continuation.yield(event) }, finish: { continuation.finish() }))
         if let id {
             continuation.onTermination = { [weak self] _ in
                 self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
@@ -31,8 +31,9 @@ final class EventBroadcaster: Sendable {
     }
 
     /// Calls `handler` with every event from now on, on the thread that reads it, the last one included
-    /// (`.disconnected`, when the connection is lost rather than closed). Keep it short: it holds up libpulse.
-    func listen(_ handler: @escaping @Sendable (PulseEvent) -> Void) {
+    /// (`.disconnected`, when the connection is lost rather than closed), and a new stream's prefetched info when
+    /// there is one. Keep it short: it holds up libpulse.
+    func listen(_ handler: @escaping @Sendable (PulseEvent, PulsePrefetch?) -> Void) {
         _ = add(Subscriber(deliver: handler, finish: {}))
     }
 
@@ -46,16 +47,16 @@ final class EventBroadcaster: Sendable {
             return (id, .none)
         }
         if case .some(let last) = outcome.ending {
-            if let last { subscriber.deliver(last) }
+            if let last { subscriber.deliver(last, nil) }
             subscriber.finish()
         }
         return outcome.id
     }
 
     /// Yields `event` to every subscriber (outside the lock, so `onTermination` may take it).
-    func yield(_ event: PulseEvent) {
+    func yield(_ event: PulseEvent, prefetched: PulsePrefetch? = nil) {
         let subscribers = state.withLock { Array($0.subscribers.values) }
-        for subscriber in subscribers { subscriber.deliver(event) }
+        for subscriber in subscribers { subscriber.deliver(event, prefetched) }
     }
 
     /// Yields `last` (if any) and ends every subscriber; later calls do nothing.
@@ -67,7 +68,7 @@ final class EventBroadcaster: Sendable {
             return Array(state.subscribers.values)
         }
         for subscriber in subscribers {
-            if let last { subscriber.deliver(last) }
+            if let last { subscriber.deliver(last, nil) }
             subscriber.finish()
         }
     }

@@ -64,6 +64,7 @@ extension ContextCore {
             do throws(PulseError) {
                 try mainloop.withLock("apply") { _ throws(PulseError) in
                     let context = try readyContext("apply")
+                    requestsIssued &+= 1
                     let batch = BatchBox(changes: changes, core: self, continuation: continuation)
                     register(batch)
                     for (position, change) in changes.enumerated() {

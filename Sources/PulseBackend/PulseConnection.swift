@@ -16,7 +16,7 @@ public final class PulseConnection: Sendable {
     private let server: String?
     private let applicationName: String
     private let properties: [String: String]
-    private let broadcaster = EventBroadcaster()
+    let broadcaster = EventBroadcaster()
     private let slot = Locked(Slot.idle)
 
     /// Prepares a connection; nothing happens until `connect()`.
@@ -76,7 +76,7 @@ public final class PulseConnection: Sendable {
     /// `.disconnected(reason:)` if the connection is lost (not after `close()`). For a consumer with a queue of its
     /// own: it saves the hop through a task that `events` costs. Keep `handler` short; it holds up the connection.
     public func listen(_ handler: @escaping @Sendable (PulseEvent) -> Void) {
-        broadcaster.listen(handler)
+        broadcaster.listen { event, _ in handler(event) }
     }
 
     /// Fails pending requests, disconnects, frees the context and mainloop, ends `events`. Idempotent.

@@ -149,12 +149,13 @@ final class PulseService: Service, StreamEnforcer {
         defer { work.withLock { $0 = nil } }
         if shuttingDown.load(ordering: .relaxed) { return "shutting down" }
         // Listen before the inventory, so nothing that happens meanwhile is missed. Events are queued on
-        // libpulse's thread as they are read. A stream's change that finds one of the same stream still queued is
-        // dropped: the queued one's query, made later, shows both (our own writes' echoes come in runs).
+        // libpulse's thread as they are read; a new stream's comes with its info, asked for there and then. A
+        // stream's change that finds one of the same stream still queued is dropped: the queued one's query, made
+        // later, shows both (our own writes' echoes come in runs).
         let waitingChanges = Locked<Set<PulseEvent>>([])
-        connection.listen { event in
+        connection.listen(prefetchingNewStreams: true) { event, prefetch in
             if event.isStreamChange, !waitingChanges.withLock({ $0.insert(event).inserted }) { return }
-            feed.yield(.event(event))
+            feed.yield(.event(event, prefetch))
         }
         var session = PulseSession(
             connection: connection,
@@ -193,7 +194,8 @@ final class PulseService: Service, StreamEnforcer {
 
 /// What the connection's loop works on, one at a time.
 enum PulseWork: Sendable {
-    case event(PulseEvent)
+    /// A server event, and a new stream's info when it was asked for as the event was read.
+    case event(PulseEvent, PulsePrefetch?)
     /// Verdicts are waiting: carry out all there are.
     case verdicts
     /// A timer the stream machine asked for ran out.

@@ -79,10 +79,10 @@ struct PulseSession {
 
     mutating func handle(_ item: PulseWork) async throws -> Progress {
         switch item {
-        case .event(.disconnected(let reason)):
+        case .event(.disconnected(let reason), _):
             throw DaemonError("sound server connection lost: \(reason)")
-        case .event(.changed(let facility, let change, let index)):
-            try await handle(facility, change, index)
+        case .event(.changed(let facility, let change, let index), let prefetch):
+            try await handle(facility, change, index, prefetch)
         case .verdicts:
             break
         case .timerFired(let timer):
@@ -107,7 +107,12 @@ struct PulseSession {
         return .going
     }
 
-    private mutating func handle(_ facility: PulseFacility, _ change: PulseChange, _ index: UInt32) async throws {
+    private mutating func handle(
+        _ facility: PulseFacility,
+        _ change: PulseChange,
+        _ index: UInt32,
+        _ prefetch: PulsePrefetch?
+    ) async throws {
         if change == .change { changeTaken(.changed(facility, change, index: index)) }
         switch (facility, change) {
         case (.sink, .remove): try await feed(.sinkRemoved(index))
@@ -123,9 +128,9 @@ struct PulseSession {
         case (.sinkInput, .remove): try await feed(.streamRemoved(.sinkInput(index)))
         case (.sourceOutput, .remove): try await feed(.streamRemoved(.sourceOutput(index)))
         case (.sinkInput, _):
-            if let input = try await connection.sinkInput(index) { try await feed(report(input)) }
+            if let input = try await sinkInput(index, prefetched: prefetch) { try await feed(report(input)) }
         case (.sourceOutput, _):
-            if let output = try await connection.sourceOutput(index) {
+            if let output = try await sourceOutput(index, prefetched: prefetch) {
                 try await feed(.streamReported(StreamReport(output)))
             }
         case (.server, _): try await feed(.defaultSinkReported(connection.serverInfo().defaultSinkName))
@@ -136,6 +141,23 @@ struct PulseSession {
     /// Once a turn's orders are out: the stream journal written in it takes its own name (`JournalStreamKeeper`).
     mutating func commitJournal() {
         journal?.commit()
+    }
+
+    /// A playback stream as the server has it: the info asked for as its `new` event was read, while no request
+    /// of ours came after it (it then shows every write of ours, as a query now would); else asked for now.
+    private func sinkInput(_ index: UInt32, prefetched: PulsePrefetch?) async throws -> PulseSinkInput? {
+        if let prefetched, case .sinkInput(let input) = prefetched.info, connection.isCurrent(prefetched) {
+            return input
+        }
+        return try await connection.sinkInput(index)
+    }
+
+    /// A record stream, as `sinkInput(_:prefetched:)`.
+    private func sourceOutput(_ index: UInt32, prefetched: PulsePrefetch?) async throws -> PulseSourceOutput? {
+        if let prefetched, case .sourceOutput(let output) = prefetched.info, connection.isCurrent(prefetched) {
+            return output
+        }
+        return try await connection.sourceOutput(index)
     }
 
     // MARK: Reports

@@ -1,0 +1,132 @@
+internal import CPulse
+
+/// A new stream's info, asked for on libpulse's thread as its `new` event was read, and handed over with the
+/// event (`PulseConnection.listen(prefetchingNewStreams:_:)`). It saves the consumer the round trip of asking
+/// itself: a wake-up of libpulse's thread to send the query and one of the consumer for the answer.
+///
+/// It shows the stream as it was after every request sent before it, and none sent after: `isCurrent` says
+/// whether any was. A consumer that reads its own writes in what it queries (and takes any other difference for
+/// someone else's change) uses it only while it is current, and asks anew otherwise.
+public struct PulsePrefetch: Sendable {
+    public enum Info: Sendable {
+        /// The playback stream; nil when it was gone by the time the server answered.
+        case sinkInput(PulseSinkInput?)
+        /// The record stream; nil when it was gone by the time the server answered.
+        case sourceOutput(PulseSourceOutput?)
+    }
+
+    public let info: Info
+    /// `ContextCore.requestsIssued` when it was asked for.
+    let requestsBefore: UInt64
+}
+
+extension PulseConnection {
+    /// `listen(_:)`, with a new playback or record stream's info asked for as its event is read and handed over
+    /// with it when `prefetchingNewStreams` (nil when the query failed). The events after such an event wait
+    /// until its answer is in, so the order they were read in is kept, for every subscriber of the connection.
+    public func listen(
+        prefetchingNewStreams: Bool,
+        _ handler: @escaping @Sendable (PulseEvent, PulsePrefetch?) -> Void
+    ) {
+        broadcaster.listen(handler)
+        guard prefetchingNewStreams, let core = try? core("listen") else { return }
+        try? core.mainloop.withLock("listen") { _ in core.prefetchesNewStreams = true }
+    }
+
+    /// Whether no request was sent on this connection since `prefetch` was asked for: then it shows the stream
+    /// as a query made now would, as far as this connection's own requests go.
+    public func isCurrent(_ prefetch: PulsePrefetch) -> Bool {
+        guard let core = try? core("isCurrent") else { return false }
+        return (try? core.mainloop.withLock("isCurrent") { _ in core.requestsIssued == prefetch.requestsBefore }) ?? false
+    }
+}
+
+/// An event read while a new stream's info is on its way (its own, or an earlier event's).
+struct WaitingEvent {
+    let event: PulseEvent
+    /// The query of the stream the event is about, if it is a new stream's.
+    let prefetch: PrefetchBox?
+}
+
+/// The query of a new stream's info, made on libpulse's thread as its event is read.
+///
+/// Ownership as `OperationBox`'s: `ContextCore.pending` holds it from issue until its answer; its `userdata` is
+/// unretained; libpulse calls back until the final callback, and a connection loss fails it. Every stored var is
+/// touched only with the mainloop lock held.
+final class PrefetchBox: PendingOperation, @unchecked Sendable {
+    let name: String
+    let owner: ObjectIdentifier? = nil
+    private unowned let core: ContextCore
+    private let requestsBefore: UInt64
+    private var gathered: PulsePrefetch.Info?
+    /// Set once answered: the info, or nil when the query failed.
+    private(set) var isAnswered = false
+    private(set) var answer: PulsePrefetch?
+
+    private init(name: String, core: ContextCore) {
+        self.name = name
+        self.core = core
+        self.requestsBefore = core.requestsIssued
+    }
+
+    /// Asks for the info of the stream that `event` says is new; nil for any other event, or when libpulse
+    /// refused the query. The lock held.
+    static func ask(for event: PulseEvent, context: OpaquePointer, core: ContextCore) -> PrefetchBox? {
+        guard case .changed(let facility, .new, let index) = event else { return nil }
+        let box: PrefetchBox
+        let operation: OpaquePointer?
+        switch facility {
+        case .sinkInput:
+            box = PrefetchBox(name: "pa_context_get_sink_input_info", core: core)
+            operation = pa_context_get_sink_input_info(context, index, sinkInputAnswered, box.userdata)
+        case .sourceOutput:
+            box = PrefetchBox(name: "pa_context_get_source_output_info", core: core)
+            operation = pa_context_get_source_output_info(context, index, sourceOutputAnswered, box.userdata)
+        default:
+            return nil
+        }
+        guard let operation else { return nil }
+        pa_operation_unref(operation)
+        core.register(box)
+        return box
+    }
+
+    private var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    private static func from(_ userdata: UnsafeMutableRawPointer?) -> PrefetchBox {
+        Unmanaged<PrefetchBox>.fromOpaque(userdata!).takeUnretainedValue()
+    }
+
+    private static let sinkInputAnswered: pa_sink_input_info_cb_t = { context, info, eol, userdata in
+        from(userdata).receive(info.map { .sinkInput(PulseSinkInput($0.pointee)) }, gone: .sinkInput(nil), eol, context)
+    }
+
+    private static let sourceOutputAnswered: pa_source_output_info_cb_t = { context, info, eol, userdata in
+        from(userdata).receive(
+            info.map { .sourceOutput(PulseSourceOutput($0.pointee)) }, gone: .sourceOutput(nil), eol, context)
+    }
+
+    /// One callback of the answer: the info, then the end (`eol > 0`); `eol < 0` is an error, "no such entity"
+    /// when the stream is gone.
+    private func receive(_ item: PulsePrefetch.Info?, gone: PulsePrefetch.Info, _ eol: Int32, _ context: OpaquePointer?) {
+        if let item { gathered = item }
+        if eol > 0 {
+            finish(gathered ?? gone)
+        } else if eol < 0 {
+            let isGone = context.map { pa_context_errno($0) == PulseError.Code.noEntity.rawValue } ?? false
+            finish(isGone ? gone : nil)
+        }
+    }
+
+    func fail(_ error: PulseError) {
+        finish(nil)
+    }
+
+    private func finish(_ info: PulsePrefetch.Info?) {
+        guard !isAnswered else { return }
+        isAnswered = true
+        answer = info.map { PulsePrefetch(info: $0, requestsBefore: requestsBefore) }
+        core.forget(self)
+        core.handOverWaitingEvents()
+    }
+}

@@ -1,0 +1,68 @@
+import Locking
+import PulseBackend
+import Testing
+
+/// `listen(prefetchingNewStreams:)`: a new stream's info comes with its event, asked for on libpulse's thread;
+/// the events keep the order they were read in; and the info is current only until another request is sent.
+@Suite("New streams' info with their events", .timeLimit(.minutes(4)))
+struct PulsePrefetchTests {
+    @Test func aNewStreamsEventComesWithItsInfoAndTheEventsKeepTheirOrder() async throws {
+        try await withPrivatePulseServer { server in
+            let connection = try await connected(to: server)
+            defer { connection.close() }
+            let heard = Locked<[(PulseEvent, PulsePrefetch?)]>([])
+            connection.listen(prefetchingNewStreams: true) { event, prefetch in
+                heard.withLock { $0.append((event, prefetch)) }
+            }
+            // A second subscriber of the same connection sees the same events in the same order.
+            let plain = Locked<[PulseEvent]>([])
+            connection.listen { event in plain.withLock { $0.append(event) } }
+
+            let music = try await PulsePlaybackStream.open(
+                server: server.server, name: "music", properties: ["media.role": "music"])
+            let index = music.sinkInputIndex
+            // Closed at once: its new event's info may come back "gone", and the removal must still come after it.
+            let brief = try await PulsePlaybackStream.open(server: server.server, name: "brief", properties: [:])
+            let briefIndex = brief.sinkInputIndex
+            brief.close()
+            try await eventually("both streams' events, the brief one's removal last") {
+                heard.withLock { $0.contains { $0.0 == .changed(.sinkInput, .remove, index: briefIndex) } }
+            }
+
+            let events = heard.withLock { $0 }
+            let new = try #require(events.first { $0.0 == .changed(.sinkInput, .new, index: index) })
+            guard case .sinkInput(let input)? = new.1?.info else {
+                Issue.record("the new stream's event came without its info: \(String(describing: new.1))")
+                return
+            }
+            #expect(input?.index == index && input?.properties["media.role"] == "music")
+            let order = events.map(\.0)
+            let briefNew = try #require(order.firstIndex(of: .changed(.sinkInput, .new, index: briefIndex)))
+            let briefRemoved = try #require(order.firstIndex(of: .changed(.sinkInput, .remove, index: briefIndex)))
+            #expect(briefNew < briefRemoved, "\(order)")
+            #expect(
+                events.filter { if case .changed(_, .new, _) = $0.0 { false } else { true } }.allSatisfy { $0.1 == nil })
+            try await eventually("the plain subscriber heard the same") { plain.withLock { $0 } == order }
+            music.close()
+        }
+    }
+
+    @Test func thePrefetchedInfoIsCurrentUntilAnotherRequestIsSent() async throws {
+        try await withPrivatePulseServer { server in
+            let connection = try await connected(to: server)
+            defer { connection.close() }
+            let prefetched = Locked<PulsePrefetch?>(nil)
+            connection.listen(prefetchingNewStreams: true) { _, prefetch in
+                if let prefetch { prefetched.withLock { $0 = prefetch } }
+            }
+            let music = try await PulsePlaybackStream.open(server: server.server, name: "music", properties: [:])
+            defer { music.close() }
+            try await eventually("the new stream's info") { prefetched.withLock { $0 } != nil }
+            let info = try #require(prefetched.withLock { $0 })
+            #expect(connection.isCurrent(info))
+            // Our own write, sent after the info was asked for: the info no longer shows what a query would.
+            _ = await connection.apply([.sinkInputMute(music.sinkInputIndex, true)])
+            #expect(!connection.isCurrent(info))
+        }
+    }
+}
