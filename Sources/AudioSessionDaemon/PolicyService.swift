@@ -98,13 +98,7 @@ final class PolicyService: Service {
         } onGracefulShutdown: { [feedback] in
             feedback.finish()
         }
-        record()
-        turns.withLock { turns in
-            turns.hasEnded = true
-            for timer in turns.timers.values { timer.cancel() }
-            turns.timers = [:]
-            if turns.hasBegun { turns.keeper?.finish() }
-        }
+        record(thenEnd: true)
     }
 
     /// Decides on `input` now, on the caller's thread, and carries out what follows; a turn of another thread
@@ -122,10 +116,24 @@ final class PolicyService: Service {
 
     /// Keeps what the turns since the last call changed: the user's settings, the event log's records.
     func record() {
+        record(thenEnd: false)
+    }
+
+    /// `record()`; with `thenEnd`, in the same hold of the lock, no turn is taken after it (the loop ended).
+    private func record(thenEnd ending: Bool) {
         // Callers take turns here (`recording`), so lines are written in the order they were decided; a `take`
         // meanwhile waits only for the short part under `turns`.
         recording.withLock { _ in
-            let lines = turns.withLock { Self.record(&$0) }
+            let lines = turns.withLock { turns in
+                let lines = Self.record(&turns)
+                if ending {
+                    turns.hasEnded = true
+                    for timer in turns.timers.values { timer.cancel() }
+                    turns.timers = [:]
+                    if turns.hasBegun { turns.keeper?.finish() }
+                }
+                return lines
+            }
             for line in lines { logger.info("\(line)") }
         }
     }

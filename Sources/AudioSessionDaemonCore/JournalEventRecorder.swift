@@ -5,8 +5,10 @@ import AudioSessionPolicy
 /// `DaemonCore`, so pure like it: records carry no time; whoever writes them stamps them.
 package struct JournalEventRecorder: Sendable {
     package var isOn = false
-    /// Records not yet taken by the writer.
-    package var pending: [JournalRecord] = []
+    /// Records not yet taken by the writer, each with the engine as its event left it: the sessions' states are
+    /// compared when they are taken (after the turn's orders), not as the event is noted, since a comparison
+    /// looks at every session (a call's activation among a hundred sessions took a fifth of its turn).
+    private var pending: [(record: JournalRecord, engine: PolicyEngine)] = []
     /// What is needed for a checkpoint: each session as declared, each stream's direction, each session's
     /// state as last recorded, the timers not fired yet.
     package private(set) var declarations: [SessionID: JournalDeclaration] = [:]
@@ -60,6 +62,12 @@ package struct JournalEventRecorder: Sendable {
         record.notifications = notifications.isEmpty ? nil : notifications
         record.timersStarted = started.isEmpty ? nil : started
         record.timersCancelled = cancelled.isEmpty ? nil : cancelled
+        if case .mediaServicesReset = event { directions.removeAll() }
+        pending.append((record, engine))
+    }
+
+    /// The sessions whose state `engine` shows changed since the last record, and forgets the ones gone.
+    private mutating func changedStates(in engine: PolicyEngine) -> [JournalSessionState]? {
         var changed: [JournalSessionState] = []
         let live = Set(engine.sessionIDs)
         for id in engine.sessionIDs {
@@ -74,9 +82,7 @@ package struct JournalEventRecorder: Sendable {
             states[id] = nil
             declarations[id] = nil
         }
-        if case .mediaServicesReset = event { directions.removeAll() }
-        record.states = changed.isEmpty ? nil : changed
-        pending.append(record)
+        return changed.isEmpty ? nil : changed
     }
 
     /// The engine's state now, for a checkpoint (times filled in by the writer).
@@ -112,7 +118,12 @@ package struct JournalEventRecorder: Sendable {
 
     /// Takes the records noted so far.
     package mutating func take() -> [JournalRecord] {
-        defer { pending.removeAll(keepingCapacity: true) }
-        return pending
+        let noted = pending
+        pending.removeAll(keepingCapacity: true)
+        return noted.map { noted in
+            var record = noted.record
+            record.states = changedStates(in: noted.engine)
+            return record
+        }
     }
 }
