@@ -9,7 +9,8 @@ import PulseBackend
 ///
 /// On the path from a server event to the orders that answer it, `sync` writes `streams.json.tmp` and no more:
 /// once that returns the kernel has it, and a daemon that starts after a crash reads a whole temporary as the
-/// newest journal (`StateFiles.loadTemporary`). `commit`, after the orders, renames it over `streams.json`. Nothing
+/// newest journal (`StateFiles.loadTemporary`). `commit`, after the orders, gives it the name `streams.json`
+/// (`StateFiles.moveTemporary`: the old file removed, then the temporary renamed to the free name). Nothing
 /// is fsynced: the journal has to outlive the daemon, not the machine, since a power loss takes the sound server's
 /// streams with it (docs/DAEMON.md). Entries are encoded once each, when they change: re-encoding a hundred
 /// unchanged entries for the one that changed cost more than the write.
@@ -28,6 +29,9 @@ struct JournalStreamKeeper: Sendable {
     private var unknownOnDisk = false
     /// The temporary holds what `written` says, and is not renamed yet (`commit`).
     private var uncommitted = false
+    /// A commit removed `streams.json` and could not rename the temporary to it: the temporary is the only
+    /// journal on disk, and the next sync must not remove it before a commit succeeds.
+    private var onlyTemporary = false
     /// The JSON of each entry last encoded, and the server's: a sync encodes only the entries that changed.
     private var encodedEntries: [StreamOrigin: (entry: JournalStreamEntry, json: Data)] = [:]
     private let encodedServer: Data?
@@ -46,6 +50,8 @@ struct JournalStreamKeeper: Sendable {
     mutating func sync(_ entries: [StreamOrigin: JournalStreamEntry]) -> Bool {
         guard entries != written || unknownOnDisk else { return true }
         do {
+            if onlyTemporary { try StateFiles.moveTemporary(to: path) }
+            onlyTemporary = false
             try StateFiles.writeTemporary(try encode(entries), for: path, synced: false, logger: logger)
         } catch {
             trouble.failed(
@@ -63,14 +69,15 @@ struct JournalStreamKeeper: Sendable {
         return true
     }
 
-    /// Renames what the last `sync` wrote over `streams.json`, if it has not been. A rename that fails leaves the
-    /// temporary, the newest journal, where a starting daemon reads it; the next sync writes a new one.
+    /// Gives what the last `sync` wrote the name `streams.json`, if it has not been. A rename that fails leaves
+    /// the temporary, the newest journal, where a starting daemon reads it; the next sync renames it first.
     mutating func commit() {
         guard uncommitted else { return }
         uncommitted = false
         do {
-            try StateFiles.commitTemporary(for: path, synced: false)
+            try StateFiles.moveTemporary(to: path)
         } catch {
+            onlyTemporary = true
             logger.warning("stream journal \(path): \(error); \(StateFiles.temporary(for: path)) keeps it")
         }
     }
