@@ -26,7 +26,8 @@ final class ContextCore: @unchecked Sendable {
     /// How many requests were issued through `perform` and `performAll`: a prefetched info is current while no
     /// request came after it (`PulsePrefetch`).
     var requestsIssued: UInt64 = 0
-    /// Whether a new stream's info is asked for as its event is read (`PulseConnection.listen(prefetching:)`).
+    /// Whether a new stream's info is asked for as its event is read
+    /// (`PulseConnection.listen(prefetchingNewStreams:_:)`).
     var prefetchesNewStreams = false
     /// Events read and not yet handed over, oldest first: while a new stream's info is on its way, the events
     /// after it wait behind it, so that every subscriber sees them in the order they were read.

@@ -37,7 +37,8 @@ extension PulseConnection {
     /// as a query made now would, as far as this connection's own requests go.
     public func isCurrent(_ prefetch: PulsePrefetch) -> Bool {
         guard let core = try? core("isCurrent") else { return false }
-        return (try? core.mainloop.withLock("isCurrent") { _ in core.requestsIssued == prefetch.requestsBefore }) ?? false
+        return (try? core.mainloop.withLock("isCurrent") { _ in core.requestsIssued == prefetch.requestsBefore })
+            ?? false
     }
 }
 
@@ -103,12 +104,17 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
 
     private static let sourceOutputAnswered: pa_source_output_info_cb_t = { context, info, eol, userdata in
         from(userdata).receive(
-            info.map { .sourceOutput(PulseSourceOutput($0.pointee)) }, gone: .sourceOutput(nil), eol, context)
+            info.map { .sourceOutput(PulseSourceOutput($0.pointee)) },
+            gone: .sourceOutput(nil),
+            eol,
+            context
+        )
     }
 
     /// One callback of the answer: the info, then the end (`eol > 0`); `eol < 0` is an error, "no such entity"
     /// when the stream is gone.
-    private func receive(_ item: PulsePrefetch.Info?, gone: PulsePrefetch.Info, _ eol: Int32, _ context: OpaquePointer?) {
+    private func receive(_ item: PulsePrefetch.Info?, gone: PulsePrefetch.Info, _ eol: Int32, _ context: OpaquePointer?)
+    {
         if let item { gathered = item }
         if eol > 0 {
             finish(gathered ?? gone)

@@ -23,7 +23,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = try JSONDecoder().decode(
             JournalServerIdentity.self,
-            from: Data(#"{"address":"unix:/run/user/1000/pulse/native","name":"pulseaudio","host":"a \"b\" é","cookie":7}"#.utf8)
+            from: Data(
+                #"{"address":"unix:/run/user/1000/pulse/native","name":"pulseaudio","host":"a \"b\" é","cookie":7}"#
+                    .utf8
+            )
         )
         var keeper = JournalStreamKeeper(path: path, server: server, logger: logger)
         let music = Self.entry(.sinkInput, 3, application: "radio \"live\" / ♪")
@@ -32,7 +35,9 @@ import Testing
         var ducked = music
         ducked.policyVolume = [16384, 16384]
         // Entries come and go and change; unchanged ones are not encoded again, and the order is the file's.
-        let steps: [[JournalStreamEntry]] = [[music], [music, prompt], [ducked, prompt, microphone], [microphone], []]
+        let steps: [[JournalStreamEntry]] = [
+            [music], [music, prompt], [ducked, prompt, microphone], [microphone], [],
+        ]
         for entries in steps {
             let byOrigin = Dictionary(uniqueKeysWithValues: entries.map { ($0.origin, $0) })
             let written = keeper.sync(byOrigin)

@@ -19,7 +19,10 @@ struct PulsePrefetchTests {
             connection.listen { event in plain.withLock { $0.append(event) } }
 
             let music = try await PulsePlaybackStream.open(
-                server: server.server, name: "music", properties: ["media.role": "music"])
+                server: server.server,
+                name: "music",
+                properties: ["media.role": "music"]
+            )
             let index = music.sinkInputIndex
             // Closed at once: its new event's info may come back "gone", and the removal must still come after it.
             let brief = try await PulsePlaybackStream.open(server: server.server, name: "brief", properties: [:])
@@ -41,7 +44,8 @@ struct PulsePrefetchTests {
             let briefRemoved = try #require(order.firstIndex(of: .changed(.sinkInput, .remove, index: briefIndex)))
             #expect(briefNew < briefRemoved, "\(order)")
             #expect(
-                events.filter { if case .changed(_, .new, _) = $0.0 { false } else { true } }.allSatisfy { $0.1 == nil })
+                events.filter { if case .changed(_, .new, _) = $0.0 { false } else { true } }.allSatisfy { $0.1 == nil }
+            )
             try await eventually("the plain subscriber heard the same") { plain.withLock { $0 } == order }
             music.close()
         }

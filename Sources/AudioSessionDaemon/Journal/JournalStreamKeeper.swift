@@ -87,7 +87,9 @@ struct JournalStreamKeeper: Sendable {
     private mutating func encode(_ entries: [StreamOrigin: JournalStreamEntry]) throws(StateFiles.WriteError) -> Data {
         var data = Data("{\"entries\":[".utf8)
         var encoded: [StreamOrigin: (entry: JournalStreamEntry, json: Data)] = [:]
-        let sorted = entries.sorted { ($0.value.kind.rawValue, $0.value.index) < ($1.value.kind.rawValue, $1.value.index) }
+        let sorted = entries.sorted {
+            ($0.value.kind.rawValue, $0.value.index) < ($1.value.kind.rawValue, $1.value.index)
+        }
         for (position, (origin, entry)) in sorted.enumerated() {
             if position > 0 { data.append(UInt8(ascii: ",")) }
             let json: Data

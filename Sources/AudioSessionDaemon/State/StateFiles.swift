@@ -48,7 +48,10 @@ enum StateFiles {
     /// counts a whole temporary as written (`loadTemporary`), and gives it its name only after the turn's orders
     /// (`moveTemporary`).
     static func writeTemporary(
-        _ data: Data, for path: String, synced: Bool, logger: Logger? = nil
+        _ data: Data,
+        for path: String,
+        synced: Bool,
+        logger: Logger? = nil
     ) throws(WriteError) {
         let temporary = temporary(for: path)
         if let oddity = oddity(at: temporary) {
@@ -318,7 +321,9 @@ extension StateFiles {
             let version = try JSONDecoder().decode(VersionProbe.self, from: data).version
             if version == Value.formatVersion {
                 let value = try JSONDecoder().decode(type, from: data)
-                logger.notice("state file \(temporary) was written but not renamed when the daemon stopped: it is the newest, used")
+                logger.notice(
+                    "state file \(temporary) was written but not renamed when the daemon stopped: it is the newest, used"
+                )
                 return value
             }
             problem = "format version \(version), this daemon reads \(Value.formatVersion)"
