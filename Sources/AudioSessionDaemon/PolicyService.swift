@@ -43,8 +43,10 @@ final class PolicyService: Service {
     private let platform: (any PlatformEnforcer)?
     private let logger: Logger
     private let turns: Locked<Turns>
-    /// Held while a `record()` writes what it took from `turns` (always taken before `turns`, never inside it).
-    private let recording = Locked<Void>(())
+    /// The logger of the turns' lines, held while a `record()` writes what it took from `turns` (always taken
+    /// before `turns`, never inside it). (Not a `Locked<Void>`: ThreadSanitizer reported its empty value's
+    /// accesses under the lock as a race.)
+    private let lineLogger: Locked<Logger>
 
     /// What the turns share, behind the lock.
     private struct Turns: Sendable {
@@ -75,6 +77,7 @@ final class PolicyService: Service {
         keeper: StateKeeper? = nil
     ) {
         self.turns = Locked(Turns(core: core, keeper: keeper))
+        self.lineLogger = Locked(logger)
         self.inputs = inputs
         self.feedback = feedback
         self.outboxes = outboxes
@@ -121,9 +124,9 @@ final class PolicyService: Service {
 
     /// `record()`; with `thenEnd`, in the same hold of the lock, no turn is taken after it (the loop ended).
     private func record(thenEnd ending: Bool) {
-        // Callers take turns here (`recording`), so lines are written in the order they were decided; a `take`
+        // Callers take turns here (`lineLogger`), so lines are written in the order they were decided; a `take`
         // meanwhile waits only for the short part under `turns`.
-        recording.withLock { _ in
+        lineLogger.withLock { logger in
             let lines = turns.withLock { turns in
                 let lines = Self.record(&turns)
                 if ending {

@@ -17,7 +17,8 @@ enum Contender: Int, CaseIterable {
 /// The command line: `--quick` (a few trials, to try the benchmark out), `--daemon PATH` (another daemon
 /// binary), `--daemon-arg ARG` (repeatable: an argument added to the daemon's, e.g. `--log-level=warning`),
 /// `--json FILE` (the figures of issue 12's table as one JSON object, see Figures.swift), `--only PARTS` (a
-/// comma-separated list of `Part`s, to look at one figure while changing the daemon; the rest is "not measured").
+/// comma-separated list of `Part`s, to look at one figure while changing the daemon; the rest is "not measured"),
+/// `--stream-restore` (module-stream-restore on the three servers, as a desktop PulseAudio loads it).
 struct Options {
     /// The benchmark's parts, in the order they run.
     enum Part: String, CaseIterable {
@@ -26,6 +27,7 @@ struct Options {
 
     var quick = false
     var parts = Set(Part.allCases)
+    var streamRestore = false
     var daemon: String?
     var daemonArguments: [String] = []
     var json: String?
@@ -35,12 +37,14 @@ struct Options {
         while let argument = rest.popFirst() {
             switch argument {
             case "--quick": quick = true
+            case "--stream-restore": streamRestore = true
             case "--daemon": daemon = rest.popFirst()
             case "--daemon-arg": rest.popFirst().map { daemonArguments.append($0) }
             case "--json" where rest.first != nil: json = rest.popFirst()
             case "--only" where rest.first.map(Self.parts) != nil: parts = Self.parts(rest.popFirst()!)!
             default:
                 print("usage: DaemonBenchmark [--quick] [--daemon PATH] [--daemon-arg ARG]... [--json FILE] [--only PARTS]")
+                print("       [--stream-restore]")
                 print("       PARTS: a comma-separated list of " + Part.allCases.map(\.rawValue).joined(separator: ", "))
                 print("       DaemonBenchmark --check-json FILE")
                 exit(2)

@@ -4,7 +4,7 @@ import Foundation
 // time. Figures are printed, never asserted. The machine is small and noisy, so the contenders run side by side
 // in the same run and their trials alternate. See docs/BENCHMARKS.md.
 //   swift build -c release && swift run -c release DaemonBenchmark [--quick] [--daemon PATH] [--daemon-arg ARG]...
-//       [--json FILE] [--only unaware,activate,overlap,memory,players]
+//       [--json FILE] [--only unaware,activate,overlap,memory,players] [--stream-restore]
 //   DaemonBenchmark --check-json FILE   (every figure's key is there, a number or named in "missing")
 
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--reactor" {
@@ -42,11 +42,14 @@ func run() async throws -> Results {
     results.fileLimit = fileLimit
     let began = ContinuousClock.now
     progress("starting three private PulseAudio servers: audiosessiond's, module-role-cork's, the floor client's")
-    let daemonRig = try await Rig.start("daemon")
+    // A desktop PulseAudio saves each stream's values (module-stream-restore); the daemon then reads a new stream's
+    // saved entry before it decides. Loaded on the three servers alike, or on none.
+    let restore = options.streamRestore ? ["module-stream-restore"] : []
+    let daemonRig = try await Rig.start("daemon", extraModules: restore)
     defer { daemonRig.shutDown(keepingLogs: !completed) }
-    let moduleRig = try await Rig.start("module", extraModules: [Rig.roleCork])
+    let moduleRig = try await Rig.start("module", extraModules: restore + [Rig.roleCork])
     defer { moduleRig.shutDown(keepingLogs: !completed) }
-    let floorRig = try await Rig.start("floor")
+    let floorRig = try await Rig.start("floor", extraModules: restore)
     defer { floorRig.shutDown(keepingLogs: !completed) }
     try await daemonRig.startDaemon(daemonPath, arguments: daemonArguments)
     try await floorRig.startReactor(benchmarkPath)

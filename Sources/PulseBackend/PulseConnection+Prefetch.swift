@@ -16,14 +16,20 @@ public struct PulsePrefetch: Sendable {
     }
 
     public let info: Info
+    /// A playback stream's saved entry in module-stream-restore (its `module-stream-restore.id`), read right after
+    /// its info: nil when it has none. Only when `restoreEntryRead`: not when the stream has no restore key, or
+    /// the read failed (no module-stream-restore on the server).
+    public let restoreEntry: PulseStreamRestoreEntry?
+    public let restoreEntryRead: Bool
     /// `ContextCore.requestsIssued` when it was asked for.
     let requestsBefore: UInt64
 }
 
 extension PulseConnection {
     /// `listen(_:)`, with a new playback or record stream's info asked for as its event is read and handed over
-    /// with it when `prefetchingNewStreams` (nil when the query failed). The events after such an event wait
-    /// until its answer is in, so the order they were read in is kept, for every subscriber of the connection.
+    /// with it when `prefetchingNewStreams` (nil when the query failed), and a playback stream's saved entry in
+    /// module-stream-restore with it. The events after such an event wait until its answers are in, so the order
+    /// they were read in is kept, for every subscriber of the connection. Call it once connected.
     public func listen(
         prefetchingNewStreams: Bool,
         _ handler: @escaping @Sendable (PulseEvent, PulsePrefetch?) -> Void
@@ -60,6 +66,9 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
     private unowned let core: ContextCore
     private let requestsBefore: UInt64
     private var gathered: PulsePrefetch.Info?
+    /// The restore key whose saved entry is being read, once the info is in; the entry, when found.
+    private var restoreKey: String?
+    private var restoreEntry: PulseStreamRestoreEntry?
     /// Set once answered: the info, or nil when the query failed.
     private(set) var isAnswered = false
     private(set) var answer: PulsePrefetch?
@@ -112,26 +121,51 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
     }
 
     /// One callback of the answer: the info, then the end (`eol > 0`); `eol < 0` is an error, "no such entity"
-    /// when the stream is gone.
+    /// when the stream is gone. A playback stream with a restore key has its saved entry read next.
     private func receive(_ item: PulsePrefetch.Info?, gone: PulsePrefetch.Info, _ eol: Int32, _ context: OpaquePointer?)
     {
         if let item { gathered = item }
         if eol > 0 {
-            finish(gathered ?? gone)
+            if let context, case .sinkInput(let input?) = gathered,
+                let key = input.properties["module-stream-restore.id"],
+                let operation = pa_ext_stream_restore_read(context, Self.restoreEntryAnswered, userdata)
+            {
+                pa_operation_unref(operation)
+                restoreKey = key
+            } else {
+                finish(gathered ?? gone)
+            }
         } else if eol < 0 {
             let isGone = context.map { pa_context_errno($0) == PulseError.Code.noEntity.rawValue } ?? false
             finish(isGone ? gone : nil)
         }
     }
 
+    /// module-stream-restore's entries, one per callback, then the end; an error (no such module) leaves the
+    /// entry unread.
+    private static let restoreEntryAnswered: pa_ext_stream_restore_read_cb_t = { _, info, eol, userdata in
+        let box = from(userdata)
+        if let info, let key = box.restoreKey, String(optionalCString: info.pointee.name) == key {
+            box.restoreEntry = PulseStreamRestoreEntry(info.pointee)
+        }
+        if eol != 0 { box.finish(box.gathered, restoreEntryRead: eol > 0) }
+    }
+
     func fail(_ error: PulseError) {
         finish(nil)
     }
 
-    private func finish(_ info: PulsePrefetch.Info?) {
+    private func finish(_ info: PulsePrefetch.Info?, restoreEntryRead: Bool = false) {
         guard !isAnswered else { return }
         isAnswered = true
-        answer = info.map { PulsePrefetch(info: $0, requestsBefore: requestsBefore) }
+        answer = info.map {
+            PulsePrefetch(
+                info: $0,
+                restoreEntry: restoreEntryRead ? restoreEntry : nil,
+                restoreEntryRead: restoreEntryRead,
+                requestsBefore: requestsBefore
+            )
+        }
         core.forget(self)
         core.handOverWaitingEvents()
     }

@@ -81,15 +81,19 @@ private func withOptionalCString<Result>(_ string: String?, _ body: (UnsafePoint
 
 private enum StreamRestore {
     static let read: pa_ext_stream_restore_read_cb_t = { context, info, eol, userdata in
-        let entry = info.map { pointer in
-            let info = pointer.pointee
-            return PulseStreamRestoreEntry(
-                key: String(optionalCString: info.name) ?? "",
-                volume: info.volume.channels > 0 ? PulseVolume(info.volume) : nil,
-                muted: info.mute != 0,
-                device: String(optionalCString: info.device)
-            )
-        }
-        OperationBox<[PulseStreamRestoreEntry]>.from(userdata).receive(entry, eol: eol, context: context)
+        OperationBox<[PulseStreamRestoreEntry]>.from(userdata)
+            .receive(info.map { PulseStreamRestoreEntry($0.pointee) }, eol: eol, context: context)
+    }
+}
+
+extension PulseStreamRestoreEntry {
+    /// The entry libpulse hands a read's callback, converted while it is valid.
+    init(_ info: pa_ext_stream_restore_info) {
+        self.init(
+            key: String(optionalCString: info.name) ?? "",
+            volume: info.volume.channels > 0 ? PulseVolume(info.volume) : nil,
+            muted: info.mute != 0,
+            device: String(optionalCString: info.device)
+        )
     }
 }

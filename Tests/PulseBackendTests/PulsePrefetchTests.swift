@@ -39,6 +39,8 @@ struct PulsePrefetchTests {
                 return
             }
             #expect(input?.index == index && input?.properties["media.role"] == "music")
+            // No module-stream-restore on this server: no restore key, no saved entry read.
+            #expect(new.1?.restoreEntryRead == false)
             let order = events.map(\.0)
             let briefNew = try #require(order.firstIndex(of: .changed(.sinkInput, .new, index: briefIndex)))
             let briefRemoved = try #require(order.firstIndex(of: .changed(.sinkInput, .remove, index: briefIndex)))
@@ -48,6 +50,40 @@ struct PulsePrefetchTests {
             )
             try await eventually("the plain subscriber heard the same") { plain.withLock { $0 } == order }
             music.close()
+        }
+    }
+
+    @Test func aNewPlaybackStreamComesWithItsSavedRestoreEntry() async throws {
+        try await withPrivatePulseServer(streamRestore: true) { server in
+            let connection = try await connected(to: server)
+            defer { connection.close() }
+            let key = "sink-input-by-media-role:music"
+            let saved = PulseStreamRestoreEntry(
+                key: key,
+                volume: PulseVolume(uniform: PulseVolume.norm / 2, channels: 2),
+                muted: false,
+                device: nil
+            )
+            try await connection.writeStreamRestoreEntry(saved)
+            let prefetched = Locked<[PulsePrefetch]>([])
+            connection.listen(prefetchingNewStreams: true) { _, prefetch in
+                if let prefetch { prefetched.withLock { $0.append(prefetch) } }
+            }
+            let music = try await PulsePlaybackStream.open(
+                server: server.server,
+                name: "music",
+                properties: ["media.role": "music"]
+            )
+            defer { music.close() }
+            try await eventually("the new stream's info") { !prefetched.withLock { $0 }.isEmpty }
+            let first = try #require(prefetched.withLock { $0.first })
+            guard case .sinkInput(let input?) = first.info else {
+                Issue.record("no info: \(first.info)")
+                return
+            }
+            #expect(input.properties["module-stream-restore.id"] == key)
+            #expect(first.restoreEntryRead)
+            #expect(first.restoreEntry?.key == key && first.restoreEntry?.volume == saved.volume)
         }
     }
 
