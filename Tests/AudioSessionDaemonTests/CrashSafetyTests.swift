@@ -149,8 +149,11 @@ import Testing
         rig.killDaemon()
         call.terminate()
         _ = call.waitForExit()
+        // The journal the dead daemon left (as a starting daemon reads it) becomes the temporary.
+        let newest = try rig.journal(in: rig.stateDirectory)
+        #expect(newest.entries.contains { $0.index == music.index && $0.policyVolume.allSatisfy { $0 == 0 } })
         let journal = rig.stateDirectory + "/streams.json"
-        try FileManager.default.moveItem(atPath: journal, toPath: journal + ".tmp")
+        try StateFiles.encodeJSON(newest, for: journal).write(to: URL(fileURLWithPath: journal + ".tmp"))
         try StateFiles.encodeJSON(before, for: journal).write(to: URL(fileURLWithPath: journal))
         try await rig.startDaemon()
         try await eventually("the music is given back from the temporary") {
@@ -538,9 +541,16 @@ final class CrashRig: @unchecked Sendable {
         return matching
     }
 
+    /// The stream journal as a daemon starting now would read it: a whole `streams.json.tmp` first, then
+    /// `streams.json` (`StateFiles.loadTemporary`'s rule), without touching either, since the daemon may be
+    /// writing them. No journal yet (or a temporary being written while the file is between its removal and the
+    /// rename, for microseconds): an empty one, which the callers' `eventually` looks at again.
     func journal(in directory: String) throws -> JournalStreams {
-        let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/streams.json"))
-        return try JSONDecoder().decode(JournalStreams.self, from: data)
+        for name in ["streams.json.tmp", "streams.json"] {
+            guard let data = FileManager.default.contents(atPath: directory + "/" + name) else { continue }
+            if let journal = try? JSONDecoder().decode(JournalStreams.self, from: data) { return journal }
+        }
+        return JournalStreams()
     }
 
     func journalEntries(in directory: String) throws -> Int { try journal(in: directory).entries.count }
