@@ -193,6 +193,11 @@ final class ReplayDaemon: @unchecked Sendable {
         let socket = socket
         do {
             try await eventually("the daemon listens on \(socket)") { (try? ControlConnection(path: socket, readTimeout: .seconds(60))) != nil }
+            // The socket is up before the sound server's devices are known: a request that names an output
+            // (`selectOutput`) would find none on a loaded machine.
+            try await eventually("the daemon has the sound server's outputs") {
+                try ControlConnection(path: socket, readTimeout: .seconds(60)).status().outputs.contains(.speaker)
+            }
         } catch {
             await stopProcess(process)
             server.stop()
