@@ -63,7 +63,11 @@ import Testing
 
     @Test func aWholeTemporaryIsTheNewestJournalAndACutOneIsRemoved() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var keeper = try plainKeeper()
+        let server = try JSONDecoder().decode(
+            JournalServerIdentity.self,
+            from: Data(#"{"address":"default","name":"pulseaudio","host":"vm","cookie":1}"#.utf8)
+        )
+        var keeper = JournalStreamKeeper(path: path, server: server, logger: logger)
         let music = Self.entry(.sinkInput, 3, application: "radio")
         keeper.sync([music.origin: music])
         keeper.commit()
@@ -86,7 +90,11 @@ import Testing
     /// own, so the newest whole journal is never removed before the next is whole.
     @Test func aSecondWriteBeforeTheCommitNamesTheFirstTemporaryFirst() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var keeper = try plainKeeper()
+        let server = try JSONDecoder().decode(
+            JournalServerIdentity.self,
+            from: Data(#"{"address":"default","name":"pulseaudio","host":"vm","cookie":1}"#.utf8)
+        )
+        var keeper = JournalStreamKeeper(path: path, server: server, logger: logger)
         let music = Self.entry(.sinkInput, 3, application: "radio")
         let call = Self.entry(.sinkInput, 4, application: "call")
         keeper.sync([music.origin: music])
@@ -99,15 +107,6 @@ import Testing
         #expect(
             try #require(StateFiles.loadContent(JournalStreams.self, from: path, logger: logger)).entries.count == 2
         )
-    }
-
-    /// A keeper of `path` for a plain server identity.
-    func plainKeeper() throws -> JournalStreamKeeper {
-        let server = try JSONDecoder().decode(
-            JournalServerIdentity.self,
-            from: Data(#"{"address":"default","name":"pulseaudio","host":"vm","cookie":1}"#.utf8)
-        )
-        return JournalStreamKeeper(path: path, server: server, logger: logger)
     }
 
     static func entry(_ kind: JournalStreamEntry.Kind, _ index: UInt32, application: String) -> JournalStreamEntry {
