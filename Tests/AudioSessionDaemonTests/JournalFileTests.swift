@@ -104,9 +104,7 @@ import Testing
         let newest = try #require(StateFiles.loadTemporary(JournalStreams.self, for: path, logger: logger))
         #expect(newest.entries.map(\.index) == [3, 4])
         keeper.commit()
-        #expect(
-            try #require(StateFiles.loadContent(JournalStreams.self, from: path, logger: logger)).entries.count == 2
-        )
+        #expect(try #require(StateFiles.loadContent(JournalStreams.self, from: path, logger: logger)).entries.count == 2)
     }
 
     static func entry(_ kind: JournalStreamEntry.Kind, _ index: UInt32, application: String) -> JournalStreamEntry {
