@@ -86,27 +86,6 @@ import Testing
         #expect(file.entries.map(\.index) == [3])
     }
 
-    /// Two writes in one turn (no commit between): the second names the first's temporary before it writes its
-    /// own, so the newest whole journal is never removed before the next is whole.
-    @Test func aSecondWriteBeforeTheCommitNamesTheFirstTemporaryFirst() throws {
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try JSONDecoder().decode(
-            JournalServerIdentity.self,
-            from: Data(#"{"address":"default","name":"pulseaudio","host":"vm","cookie":1}"#.utf8)
-        )
-        var keeper = JournalStreamKeeper(path: path, server: server, logger: logger)
-        let music = Self.entry(.sinkInput, 3, application: "radio")
-        let call = Self.entry(.sinkInput, 4, application: "call")
-        keeper.sync([music.origin: music])
-        keeper.sync([music.origin: music, call.origin: call])
-        let file = try #require(StateFiles.loadContent(JournalStreams.self, from: path, logger: logger))
-        #expect(file.entries.map(\.index) == [3])
-        let newest = try #require(StateFiles.loadTemporary(JournalStreams.self, for: path, logger: logger))
-        #expect(newest.entries.map(\.index) == [3, 4])
-        keeper.commit()
-        #expect(try #require(StateFiles.loadContent(JournalStreams.self, from: path, logger: logger)).entries.count == 2)
-    }
-
     static func entry(_ kind: JournalStreamEntry.Kind, _ index: UInt32, application: String) -> JournalStreamEntry {
         JournalStreamEntry(
             kind: kind,
