@@ -557,6 +557,16 @@ final class CrashRig: @unchecked Sendable {
 
     func journalEntries(in directory: String) throws -> Int { try journal(in: directory).entries.count }
 
+    /// The journal once it has its name: `streams.json`, with no temporary beside it when it has been read (a
+    /// temporary not named yet is still to take its name, which frees the older file's blocks); nil otherwise.
+    func namedJournal(in directory: String) -> JournalStreams? {
+        guard let data = FileManager.default.contents(atPath: directory + "/streams.json"),
+            let journal = try? JSONDecoder().decode(JournalStreams.self, from: data),
+            !FileManager.default.fileExists(atPath: directory + "/streams.json.tmp")
+        else { return nil }
+        return journal
+    }
+
     /// What the daemon started last logged (`spawned-N-audiosessiond.log`, the highest N).
     func latestDaemonLog() -> String {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: server.directory)) ?? []

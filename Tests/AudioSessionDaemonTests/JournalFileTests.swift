@@ -63,11 +63,7 @@ import Testing
 
     @Test func aWholeTemporaryIsTheNewestJournalAndACutOneIsRemoved() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try JSONDecoder().decode(
-            JournalServerIdentity.self,
-            from: Data(#"{"address":"default","name":"pulseaudio","host":"vm","cookie":1}"#.utf8)
-        )
-        var keeper = JournalStreamKeeper(path: path, server: server, logger: logger)
+        var keeper = try plainKeeper()
         let music = Self.entry(.sinkInput, 3, application: "radio")
         keeper.sync([music.origin: music])
         keeper.commit()
@@ -84,6 +80,34 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: StateFiles.temporary(for: path)))
         let file = try #require(StateFiles.loadContent(JournalStreams.self, from: path, logger: logger))
         #expect(file.entries.map(\.index) == [3])
+    }
+
+    /// Two writes in one turn (no commit between): the second names the first's temporary before it writes its
+    /// own, so the newest whole journal is never removed before the next is whole.
+    @Test func aSecondWriteBeforeTheCommitNamesTheFirstTemporaryFirst() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var keeper = try plainKeeper()
+        let music = Self.entry(.sinkInput, 3, application: "radio")
+        let call = Self.entry(.sinkInput, 4, application: "call")
+        keeper.sync([music.origin: music])
+        keeper.sync([music.origin: music, call.origin: call])
+        let file = try #require(StateFiles.loadContent(JournalStreams.self, from: path, logger: logger))
+        #expect(file.entries.map(\.index) == [3])
+        let newest = try #require(StateFiles.loadTemporary(JournalStreams.self, for: path, logger: logger))
+        #expect(newest.entries.map(\.index) == [3, 4])
+        keeper.commit()
+        #expect(
+            try #require(StateFiles.loadContent(JournalStreams.self, from: path, logger: logger)).entries.count == 2
+        )
+    }
+
+    /// A keeper of `path` for a plain server identity.
+    func plainKeeper() throws -> JournalStreamKeeper {
+        let server = try JSONDecoder().decode(
+            JournalServerIdentity.self,
+            from: Data(#"{"address":"default","name":"pulseaudio","host":"vm","cookie":1}"#.utf8)
+        )
+        return JournalStreamKeeper(path: path, server: server, logger: logger)
     }
 
     static func entry(_ kind: JournalStreamEntry.Kind, _ index: UInt32, application: String) -> JournalStreamEntry {

@@ -27,11 +27,9 @@ struct JournalStreamKeeper: Sendable {
     /// The file holds what an earlier daemon wrote (`reset` could not empty it): the next sync writes it even
     /// with no entries.
     private var unknownOnDisk = false
-    /// The temporary holds what `written` says, and is not renamed yet (`commit`).
-    private var uncommitted = false
-    /// A commit removed `streams.json` and could not rename the temporary to it: the temporary is the only
-    /// journal on disk, and the next sync must not remove it before a commit succeeds.
-    private var onlyTemporary = false
+    /// The temporary holds the newest journal (what `written` says), not named yet (`commit`): it must not be
+    /// removed before it is, so a sync names it first.
+    private var temporaryIsNewest = false
     /// The JSON of each entry last encoded, and the server's: a sync encodes only the entries that changed.
     private var encodedEntries: [StreamOrigin: (entry: JournalStreamEntry, json: Data)] = [:]
     private let encodedServer: Data?
@@ -50,8 +48,12 @@ struct JournalStreamKeeper: Sendable {
     mutating func sync(_ entries: [StreamOrigin: JournalStreamEntry]) -> Bool {
         guard entries != written || unknownOnDisk else { return true }
         do {
-            if onlyTemporary { try StateFiles.moveTemporary(to: path) }
-            onlyTemporary = false
+            // A second sync in a turn, or one after a commit that failed: writing the new temporary would remove
+            // the newest whole journal first.
+            if temporaryIsNewest {
+                try StateFiles.moveTemporary(to: path)
+                temporaryIsNewest = false
+            }
             try StateFiles.writeTemporary(try encode(entries), for: path, synced: false, logger: logger)
         } catch {
             trouble.failed(
@@ -63,21 +65,20 @@ struct JournalStreamKeeper: Sendable {
         }
         trouble.succeeded(logger: logger)
         unknownOnDisk = false
-        uncommitted = true
+        temporaryIsNewest = true
         written = entries
         writes += 1
         return true
     }
 
     /// Gives what the last `sync` wrote the name `streams.json`, if it has not been. A rename that fails leaves
-    /// the temporary, the newest journal, where a starting daemon reads it; the next sync renames it first.
+    /// the temporary, the newest journal, where a starting daemon reads it; the next sync names it first.
     mutating func commit() {
-        guard uncommitted else { return }
-        uncommitted = false
+        guard temporaryIsNewest else { return }
         do {
             try StateFiles.moveTemporary(to: path)
+            temporaryIsNewest = false
         } catch {
-            onlyTemporary = true
             logger.warning("stream journal \(path): \(error); \(StateFiles.temporary(for: path)) keeps it")
         }
     }
