@@ -54,13 +54,19 @@ enum StateFiles {
         logger: Logger? = nil
     ) throws(WriteError) {
         let temporary = temporary(for: path)
-        if let oddity = oddity(at: temporary) {
-            logger?.error("state file \(temporary) is \(oddity); not followed: removed")
+        let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+        // Usually nothing is there (the last temporary was renamed): one call. Whatever is there is removed
+        // first, and reported unless it is a plain file.
+        var descriptor = open(temporary, flags, 0o600)
+        if descriptor < 0 && errno == EEXIST {
+            if let oddity = oddity(at: temporary) {
+                logger?.error("state file \(temporary) is \(oddity); not followed: removed")
+            }
+            if unlink(temporary) != 0 && errno != ENOENT {
+                throw WriteError.system("cannot remove", temporary)
+            }
+            descriptor = open(temporary, flags, 0o600)
         }
-        if unlink(temporary) != 0 && errno != ENOENT {
-            throw WriteError.system("cannot remove", temporary)
-        }
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw WriteError.system("cannot create", temporary) }
         var written = 0
         let ok = data.withUnsafeBytes { bytes -> Bool in
