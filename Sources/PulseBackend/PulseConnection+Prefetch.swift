@@ -1,8 +1,8 @@
 internal import CPulse
 
-/// A new stream's info, asked for on libpulse's thread as its `new` event was read, and handed over with the
-/// event (`PulseConnection.listen(prefetchingNewStreams:_:)`). It saves the consumer the round trip of asking
-/// itself: a wake-up of libpulse's thread to send the query and one of the consumer for the answer.
+/// A new stream's or client's info, asked for on libpulse's thread as its `new` event was read, and handed over
+/// with the event (`PulseConnection.listen(prefetchingNewStreams:_:)`). It saves the consumer the round trip of
+/// asking itself: a wake-up of libpulse's thread to send the query and one of the consumer for the answer.
 ///
 /// It shows the stream as it was after every request sent before it, and none sent after: `isCurrent` says
 /// whether any was. A consumer that reads its own writes in what it queries (and takes any other difference for
@@ -13,6 +13,8 @@ public struct PulsePrefetch: Sendable {
         case sinkInput(PulseSinkInput?)
         /// The record stream; nil when it was gone by the time the server answered.
         case sourceOutput(PulseSourceOutput?)
+        /// The client (an app's connection, before it opens its streams); nil when it was gone.
+        case client(PulseClient?)
     }
 
     public let info: Info
@@ -26,8 +28,8 @@ public struct PulsePrefetch: Sendable {
 }
 
 extension PulseConnection {
-    /// `listen(_:)`, with a new playback or record stream's info asked for as its event is read and handed over
-    /// with it when `prefetchingNewStreams` (nil when the query failed), and a playback stream's saved entry in
+    /// `listen(_:)`, with a new playback or record stream's (or client's) info asked for as its event is read and
+    /// handed over with it when `prefetchingNewStreams` (nil when the query failed), and a playback stream's saved entry in
     /// module-stream-restore with it. The events after such an event wait until its answers are in, so the order
     /// they were read in is kept, for every subscriber of the connection. Call it once connected.
     public func listen(
@@ -79,10 +81,13 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
         self.requestsBefore = core.requestsIssued
     }
 
-    /// Asks for the info of the stream that `event` says is new; nil for any other event, or when libpulse
+    /// Asks for the info of the stream that `event` says is new, or of the client it says is new or changed (a
+    /// client names its process in a change right after it connects); nil for any other event, or when libpulse
     /// refused the query. The lock held.
     static func ask(for event: PulseEvent, context: OpaquePointer, core: ContextCore) -> PrefetchBox? {
-        guard case .changed(let facility, .new, let index) = event else { return nil }
+        guard case .changed(let facility, let change, let index) = event,
+            change == .new || (facility == .client && change == .change)
+        else { return nil }
         let box: PrefetchBox
         let operation: OpaquePointer?
         switch facility {
@@ -92,6 +97,9 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
         case .sourceOutput:
             box = PrefetchBox(name: "pa_context_get_source_output_info", core: core)
             operation = pa_context_get_source_output_info(context, index, sourceOutputAnswered, box.userdata)
+        case .client:
+            box = PrefetchBox(name: "pa_context_get_client_info", core: core)
+            operation = pa_context_get_client_info(context, index, clientAnswered, box.userdata)
         default:
             return nil
         }
@@ -118,6 +126,10 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
             eol,
             context
         )
+    }
+
+    private static let clientAnswered: pa_client_info_cb_t = { context, info, eol, userdata in
+        from(userdata).receive(info.map { .client(PulseClient($0.pointee)) }, gone: .client(nil), eol, context)
     }
 
     /// One callback of the answer: the info, then the end (`eol > 0`); `eol < 0` is an error, "no such entity"

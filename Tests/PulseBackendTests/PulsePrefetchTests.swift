@@ -1,9 +1,11 @@
+import Glibc
 import Locking
 import PulseBackend
 import Testing
 
-/// `listen(prefetchingNewStreams:)`: a new stream's info comes with its event, asked for on libpulse's thread;
-/// the events keep the order they were read in; and the info is current only until another request is sent.
+/// `listen(prefetchingNewStreams:)`: a new stream's (or client's) info comes with its event, asked for on
+/// libpulse's thread; the events keep the order they were read in; and the info is current only until another
+/// request is sent.
 @Suite("New streams' info with their events", .timeLimit(.minutes(4)))
 struct PulsePrefetchTests {
     @Test func aNewStreamsEventComesWithItsInfoAndTheEventsKeepTheirOrder() async throws {
@@ -45,11 +47,45 @@ struct PulsePrefetchTests {
             let briefNew = try #require(order.firstIndex(of: .changed(.sinkInput, .new, index: briefIndex)))
             let briefRemoved = try #require(order.firstIndex(of: .changed(.sinkInput, .remove, index: briefIndex)))
             #expect(briefNew < briefRemoved, "\(order)")
+            // Only the new objects' events, and the clients' changes (a client names itself in one), ask for info.
             #expect(
-                events.filter { if case .changed(_, .new, _) = $0.0 { false } else { true } }.allSatisfy { $0.1 == nil }
+                events.filter {
+                    switch $0.0 {
+                    case .changed(_, .new, _), .changed(.client, .change, _): false
+                    default: true
+                    }
+                }.allSatisfy { $0.1 == nil }
             )
             try await eventually("the plain subscriber heard the same") { plain.withLock { $0 } == order }
             music.close()
+        }
+    }
+
+    /// An app's client connects, and then names itself, before it opens its stream: its info (the process, for
+    /// the daemon's process line) comes with those events.
+    @Test func aNewClientsEventsComeWithItsInfo() async throws {
+        try await withPrivatePulseServer { server in
+            let connection = try await connected(to: server)
+            defer { connection.close() }
+            let clients = Locked<[(index: UInt32, PulseClient?)]>([])
+            connection.listen(prefetchingNewStreams: true) { event, prefetch in
+                if case .changed(.client, let change, let index) = event, change != .remove {
+                    guard case .client(let client)? = prefetch?.info else {
+                        Issue.record("\(event) came without the client's info: \(String(describing: prefetch))")
+                        return
+                    }
+                    clients.withLock { $0.append((index, client)) }
+                }
+            }
+            let app = try await PulsePlaybackStream.open(server: server.server, name: "app", properties: [:])
+            defer { app.close() }
+            let clientIndex = try #require(try await connection.sinkInput(app.sinkInputIndex)?.clientIndex)
+            try await eventually("the app's client came with its process") {
+                let process = "\(getpid())"
+                return clients.withLock {
+                    $0.contains { $0.index == clientIndex && $0.1?.properties["application.process.id"] == process }
+                }
+            }
         }
     }
 
@@ -75,8 +111,12 @@ struct PulsePrefetchTests {
                 properties: ["media.role": "music"]
             )
             defer { music.close() }
-            try await eventually("the new stream's info") { !prefetched.withLock { $0 }.isEmpty }
-            let first = try #require(prefetched.withLock { $0.first })
+            try await eventually("the new stream's info") {
+                prefetched.withLock { $0.contains { if case .sinkInput = $0.info { true } else { false } } }
+            }
+            let first = try #require(
+                prefetched.withLock { $0.first { if case .sinkInput = $0.info { true } else { false } } }
+            )
             guard case .sinkInput(let input?) = first.info else {
                 Issue.record("no info: \(first.info)")
                 return

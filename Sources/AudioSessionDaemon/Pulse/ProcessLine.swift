@@ -4,8 +4,9 @@
 
 /// A process and its ancestors, nearest first, read from /proc: a stream's process is matched against the media
 /// players on the bus by it (section 6b; a browser plays from a child of the process that owns its player). It is
-/// read when a stream first appears, on the path from the server's event to the orders that answer it, so each
-/// stat file is read with one `read` into a buffer on the stack, not through Foundation's file reading.
+/// read when the stream's client connects (`PulseSession`), or else when the stream first appears, on the path
+/// from the server's event to the orders that answer it; so each stat file is read with one `read` into a buffer
+/// on the stack, not through Foundation's file reading.
 enum ProcessLine {
     /// Enough for any real process tree; a longer one (or a loop, which /proc cannot show) is cut there.
     static let deepest = 64

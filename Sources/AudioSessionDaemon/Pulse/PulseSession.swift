@@ -32,6 +32,10 @@ struct PulseSession {
     /// While a new playback stream's report is fed: its saved entry in module-stream-restore, read on libpulse's
     /// thread with its info, for the machine's `readRestoreEntry` (one round trip fewer before the orders).
     private var prefetchedRestoreEntry: (key: String, prefetch: PulsePrefetch)?
+    /// The process line of each client's process, read as the client connected (its info prefetched with the
+    /// event): an app connects before it opens its stream, so reading /proc then keeps it off the path from the
+    /// stream's event to the orders that answer it.
+    private var clientLines: [UInt32: (processID: Int32, line: [Int32])] = [:]
 
     enum Progress { case going, finished }
 
@@ -143,6 +147,15 @@ struct PulseSession {
                 try await feed(.streamReported(StreamReport(output)))
             }
         case (.server, _): try await feed(.defaultSinkReported(connection.serverInfo().defaultSinkName))
+        case (.client, .new), (.client, .change):
+            // The process is named once the client has said who it is: a change right after it connects.
+            if let prefetch, case .client(let client?) = prefetch.info,
+                let processID = client.properties["application.process.id"].flatMap(Int32.init),
+                clientLines[index]?.processID != processID
+            {
+                clientLines[index] = (processID, ProcessLine.of(processID))
+            }
+        case (.client, .remove): clientLines[index] = nil
         default: break
         }
     }
@@ -200,8 +213,17 @@ struct PulseSession {
         reportRead = .now
         let report = StreamReport(input)
         guard machine.needsProcessLine(report.origin) else { return .streamReported(report) }
-        let line = input.properties["application.process.id"].flatMap(Int32.init).map { ProcessLine.of($0) } ?? []
-        return .streamReported(report, processLine: line)
+        let line = input.properties["application.process.id"].flatMap(Int32.init).map {
+            processLine(of: $0, client: input.clientIndex)
+        }
+        return .streamReported(report, processLine: line ?? [])
+    }
+
+    /// The line read when the stream's client connected, when it is of the process the stream names (an app may
+    /// name another); else read now.
+    private func processLine(of processID: Int32, client: UInt32?) -> [Int32] {
+        if let client, let known = clientLines[client], known.processID == processID { return known.line }
+        return ProcessLine.of(processID)
     }
 
     // MARK: Actions
