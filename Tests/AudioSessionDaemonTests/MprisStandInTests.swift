@@ -50,4 +50,35 @@ import Testing
         #expect(live.daemonLog().components(separatedBy: "(P6)").count == 2, "logged once")
         #expect(pauses.withLock { $0 } == 1, "never asked again")
     }
+
+    /// Section 6b: a stream played by a child of the player's process (as a browser plays from a child of the
+    /// process that owns its player) is that player's. The child here is `paplay`, started by this test process,
+    /// which owns the stand-in's name: only the stream's process line (its ancestors, read from /proc as its
+    /// client connected) leads from the stream to the player; its own process has no player.
+    @Test func aStreamPlayedByAChildOfThePlayersProcessIsThePlayers() async throws {
+        let bus = try await PrivateSessionBus.start()
+        defer { bus.stop() }
+        let live = try await LiveDaemon(.pulseaudio, environment: bus.environment, configuration: "playerTimeoutMs: 5000\n")
+        defer { live.stop() }
+        let connection = try DBusConnection(.address(bus.address))
+        defer { connection.close() }
+        let pauses = Locked(0)
+        let object = try await connection.serve(path: "/org/mpris/MediaPlayer2") { call in
+            guard call.member == "Pause" else { return .unknownMethod(call) }
+            pauses.withLock { $0 += 1 }
+            return .empty
+        }
+        defer { object.remove() }
+        _ = try await connection.requestName(Self.name)
+        let child = try live.play(role: "music")
+        defer { child.terminate() }
+        let music = try await live.stream(role: "music")
+        #expect(music.properties["application.process.id"] == "\(child.processIdentifier)")
+
+        let phone = try PlayerLiveTests.client(live, app: "phone", call: true, .setCategory(.playAndRecord))
+        try await eventually("the call asks the stand-in, the child's player, to pause (P1)") {
+            pauses.withLock { $0 } == 1
+        }
+        _ = try phone.result(Request(.deactivate(notifyOthers: true)))
+    }
 }
