@@ -58,7 +58,11 @@ import Testing
     @Test func aStreamPlayedByAChildOfThePlayersProcessIsThePlayers() async throws {
         let bus = try await PrivateSessionBus.start()
         defer { bus.stop() }
-        let live = try await LiveDaemon(.pulseaudio, environment: bus.environment, configuration: "playerTimeoutMs: 5000\n")
+        let live = try await LiveDaemon(
+            .pulseaudio,
+            environment: bus.environment,
+            configuration: "playerTimeoutMs: 5000\n"
+        )
         defer { live.stop() }
         let connection = try DBusConnection(.address(bus.address))
         defer { connection.close() }
