@@ -101,6 +101,39 @@ import Testing
         )
     }
 
+    /// An entry's JSON is written by hand on the hot path (`JournalEntryJSON`): it is what `JSONEncoder` writes,
+    /// byte for byte, with every optional present or absent and strings that need escaping (every ASCII
+    /// character, quotes, slashes, control characters) or none (beyond ASCII, a line separator, an emoji).
+    @Test(arguments: [false, true])
+    func anEntrysJSONIsWhatJSONEncoderWrites(_ optionalsPresent: Bool) throws {
+        let ascii = String(decoding: (0..<128).map { UInt8($0) }, as: UTF8.self)
+        let strings = [ascii, "radio \"live\" / ♪ \\ é", "line\u{2028}separator 🎧", "", "x"]
+        for (position, text) in strings.enumerated() {
+            let entry = JournalStreamEntry(
+                kind: position % 2 == 0 ? .sinkInput : .sourceOutput,
+                index: UInt32.max - UInt32(position),
+                application: optionalsPresent ? text : nil,
+                processID: optionalsPresent ? "\(position)" : nil,
+                role: optionalsPresent ? text : nil,
+                userVolume: position == 3 ? [] : [65536, 0, UInt32(position)],
+                userMuted: position % 2 == 0,
+                policyVolume: [16384],
+                policyMuted: position % 2 == 1,
+                movedFrom: optionalsPresent ? text : nil,
+                movedTo: optionalsPresent ? 0 : nil,
+                restoreKey: optionalsPresent ? "sink-input-by-application-name:" + text : nil,
+                restoreDevice: optionalsPresent ? text : nil
+            )
+            let written = JournalEntryJSON.encode(entry)
+            let expected = try StateFiles.encodeJSON(entry, for: path).dropLast()
+            #expect(
+                written == expected,
+                "\(String(decoding: written, as: UTF8.self)) is not \(String(decoding: expected, as: UTF8.self))"
+            )
+            #expect(try JSONDecoder().decode(JournalStreamEntry.self, from: written) == entry)
+        }
+    }
+
     /// A keeper of `path` for a plain server identity.
     func plainKeeper() throws -> JournalStreamKeeper {
         let server = try JSONDecoder().decode(

@@ -54,7 +54,7 @@ struct JournalStreamKeeper: Sendable {
                 try StateFiles.moveTemporary(to: path)
                 temporaryIsNewest = false
             }
-            try StateFiles.writeTemporary(try encode(entries), for: path, synced: false, logger: logger)
+            try StateFiles.writeTemporary(encode(entries), for: path, synced: false, logger: logger)
         } catch {
             trouble.failed(
                 error,
@@ -83,9 +83,9 @@ struct JournalStreamKeeper: Sendable {
         }
     }
 
-    /// The journal as the file holds it: the JSON of `JournalStreams` with its keys sorted (what `JSONEncoder`
-    /// would write, and does, for the entries not encoded before).
-    private mutating func encode(_ entries: [StreamOrigin: JournalStreamEntry]) throws(StateFiles.WriteError) -> Data {
+    /// The journal as the file holds it: the JSON of `JournalStreams` with its keys sorted, what `JSONEncoder`
+    /// would write (the entries not encoded before by `JournalEntryJSON`).
+    private mutating func encode(_ entries: [StreamOrigin: JournalStreamEntry]) -> Data {
         var data = Data("{\"entries\":[".utf8)
         var encoded: [StreamOrigin: (entry: JournalStreamEntry, json: Data)] = [:]
         let sorted = entries.sorted {
@@ -97,7 +97,7 @@ struct JournalStreamKeeper: Sendable {
             if let known = encodedEntries[origin], known.entry == entry {
                 json = known.json
             } else {
-                json = try StateFiles.encodeJSON(entry, for: path).dropLast()
+                json = JournalEntryJSON.encode(entry)
             }
             encoded[origin] = (entry, json)
             data.append(json)
