@@ -161,8 +161,10 @@ import Testing
         }
         #expect(rig.latestDaemonLog().contains("streams.json.tmp was written but not renamed when the daemon stopped"))
         // Consumed: the new daemon's own journal replaces it (a temporary of its own may stand there for a moment
-        // while it writes, so this waits until none does).
-        try await eventually("the old temporary is gone") { !FileManager.default.fileExists(atPath: journal + ".tmp") }
+        // while it writes, so this waits until none does, or an empty one, made ready for its next write).
+        try await eventually("the old temporary is gone") {
+            FileManager.default.contents(atPath: journal + ".tmp")?.isEmpty != false
+        }
     }
 
     @Test func afterKill9WithTheCausesStillThereThePolicyAppliesAnewOnTheUsersValues() async throws {
@@ -557,12 +559,13 @@ final class CrashRig: @unchecked Sendable {
 
     func journalEntries(in directory: String) throws -> Int { try journal(in: directory).entries.count }
 
-    /// The journal once it has its name: `streams.json`, with no temporary beside it when it has been read (a
-    /// temporary not named yet is still to take its name, which frees the older file's blocks); nil otherwise.
+    /// The journal once it has its name: `streams.json`, with no written temporary beside it when it has been
+    /// read (a temporary not named yet is still to take its name, which frees the older file's blocks; an empty
+    /// one is made ready for the next write); nil otherwise.
     func namedJournal(in directory: String) -> JournalStreams? {
         guard let data = FileManager.default.contents(atPath: directory + "/streams.json"),
             let journal = try? JSONDecoder().decode(JournalStreams.self, from: data),
-            !FileManager.default.fileExists(atPath: directory + "/streams.json.tmp")
+            FileManager.default.contents(atPath: directory + "/streams.json.tmp")?.isEmpty != false
         else { return nil }
         return journal
     }

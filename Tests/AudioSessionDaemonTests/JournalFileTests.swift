@@ -56,9 +56,14 @@ import Testing
             )
             keeper.commit()
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == expected)
-            #expect(!FileManager.default.fileExists(atPath: StateFiles.temporary(for: path)))
+            // The next temporary is made ready, empty: the next write goes into it.
+            #expect(FileManager.default.contents(atPath: StateFiles.temporary(for: path)) == Data())
         }
         #expect(keeper.writes == steps.count)
+        // The connection ends: the temporary made ready is removed, and the journal stays.
+        keeper.close()
+        #expect(!FileManager.default.fileExists(atPath: StateFiles.temporary(for: path)))
+        #expect(FileManager.default.fileExists(atPath: path))
     }
 
     @Test func aWholeTemporaryIsTheNewestJournalAndACutOneIsRemoved() throws {
@@ -132,6 +137,38 @@ import Testing
             )
             #expect(try JSONDecoder().decode(JournalStreamEntry.self, from: written) == entry)
         }
+    }
+
+    /// The temporary made ready after a commit is written into by the next sync, unless it lost its name (then
+    /// the sync writes a new one, by name); an empty temporary left by a daemon that died is removed, silently,
+    /// at the next start, and the named journal is used.
+    @Test func aTemporaryMadeReadyIsWrittenIntoOrReplacedAndAnEmptyOneIsNoJournal() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var keeper = try plainKeeper()
+        let music = Self.entry(.sinkInput, 3, application: "radio")
+        let call = Self.entry(.sinkInput, 4, application: "call")
+        keeper.sync([music.origin: music])
+        keeper.commit()
+        let temporary = StateFiles.temporary(for: path)
+        var ready = stat()
+        #expect(lstat(temporary, &ready) == 0 && ready.st_size == 0)
+        keeper.sync([music.origin: music, call.origin: call])
+        var written = stat()
+        #expect(lstat(temporary, &written) == 0 && written.st_ino == ready.st_ino && written.st_size > 0)
+        #expect(StateFiles.loadTemporary(JournalStreams.self, for: path, logger: logger)?.entries.count == 2)
+
+        // Removed behind the keeper's back: the next sync writes a temporary by name.
+        keeper.commit()
+        try FileManager.default.removeItem(atPath: temporary)
+        keeper.sync([music.origin: music])
+        #expect(StateFiles.loadTemporary(JournalStreams.self, for: path, logger: logger)?.entries.count == 1)
+
+        // A daemon that died with an empty temporary made ready: no journal there; the file is used.
+        keeper.commit()
+        #expect(FileManager.default.contents(atPath: temporary) == Data())
+        #expect(StateFiles.loadTemporary(JournalStreams.self, for: path, logger: logger) == nil)
+        #expect(!FileManager.default.fileExists(atPath: temporary))
+        #expect(StateFiles.loadContent(JournalStreams.self, from: path, logger: logger)?.entries.count == 1)
     }
 
     /// A keeper of `path` for a plain server identity.

@@ -1,5 +1,6 @@
 import AudioSessionDaemonCore
 import FoundationEssentials
+import Glibc
 import Logging
 import PulseBackend
 
@@ -30,6 +31,9 @@ struct JournalStreamKeeper: Sendable {
     /// The temporary holds the newest journal (what `written` says), not named yet (`commit`): it must not be
     /// removed before it is, so a sync names it first.
     private var temporaryIsNewest = false
+    /// The next temporary, created empty once the last one was named (`StateFiles.prepareTemporary`): a sync
+    /// only writes into it. Closed by `close()`.
+    private var preparedTemporary: Int32?
     /// The JSON of each entry last encoded, and the server's: a sync encodes only the entries that changed.
     private var encodedEntries: [StreamOrigin: (entry: JournalStreamEntry, json: Data)] = [:]
     private let encodedServer: Data?
@@ -54,7 +58,13 @@ struct JournalStreamKeeper: Sendable {
                 try StateFiles.moveTemporary(to: path)
                 temporaryIsNewest = false
             }
-            try StateFiles.writeTemporary(encode(entries), for: path, synced: false, logger: logger)
+            let data = encode(entries)
+            var isWritten = false
+            if let descriptor = preparedTemporary {
+                preparedTemporary = nil
+                isWritten = try StateFiles.writeTemporary(data, into: descriptor, for: path)
+            }
+            if !isWritten { try StateFiles.writeTemporary(data, for: path, synced: false, logger: logger) }
         } catch {
             trouble.failed(
                 error,
@@ -78,9 +88,18 @@ struct JournalStreamKeeper: Sendable {
         do {
             try StateFiles.moveTemporary(to: path)
             temporaryIsNewest = false
+            preparedTemporary = StateFiles.prepareTemporary(for: path)
         } catch {
             logger.warning("stream journal \(path): \(error); \(StateFiles.temporary(for: path)) keeps it")
         }
+    }
+
+    /// Closes and removes the temporary made ready for a write that will not come (the connection ended).
+    mutating func close() {
+        guard let descriptor = preparedTemporary else { return }
+        preparedTemporary = nil
+        _ = Glibc.close(descriptor)
+        StateFiles.remove(StateFiles.temporary(for: path))
     }
 
     /// The journal as the file holds it: the JSON of `JournalStreams` with its keys sorted, what `JSONEncoder`

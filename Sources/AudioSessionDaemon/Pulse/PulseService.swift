@@ -169,6 +169,7 @@ final class PulseService: Service, StreamEnforcer {
             takeVerdicts: { [self] in takeVerdicts() },
             changeTaken: { event in _ = waitingChanges.withLock { $0.remove(event) } }
         )
+        defer { session.closeJournal() }
         logger.info("connected to the sound server")
         tell(.serverConnected)
         do {

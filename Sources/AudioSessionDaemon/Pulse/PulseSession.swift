@@ -165,6 +165,11 @@ struct PulseSession {
         journal?.commit()
     }
 
+    /// The connection ended: the temporary made ready for the journal's next write is removed.
+    mutating func closeJournal() {
+        journal?.close()
+    }
+
     /// A playback stream as the server has it: the info asked for as its `new` event was read, while no request
     /// of ours came after it (it then shows every write of ours, as a query now would); else asked for now.
     private func sinkInput(_ index: UInt32, prefetched: PulsePrefetch?) async throws -> PulseSinkInput? {

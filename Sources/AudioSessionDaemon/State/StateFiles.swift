@@ -68,6 +68,32 @@ enum StateFiles {
             descriptor = open(temporary, flags, 0o600)
         }
         guard descriptor >= 0 else { throw WriteError.system("cannot create", temporary) }
+        try fill(descriptor, with: data, synced: synced, temporary: temporary)
+    }
+
+    /// Creates `path`'s temporary, empty, for the next `writeTemporary(_:into:for:)`: on ext4 the create is most
+    /// of a small write's cost, and this makes it ahead, off the path that waits for the write. Nil when
+    /// something is at the name or it cannot be created (the next write then creates it). An empty temporary is
+    /// no journal: a starting daemon removes it (`loadTemporary`).
+    static func prepareTemporary(for path: String) -> Int32? {
+        let descriptor = open(temporary(for: path), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        return descriptor >= 0 ? descriptor : nil
+    }
+
+    /// `writeTemporary(_:for:synced:)` into the temporary `prepareTemporary` made; false, with nothing written,
+    /// when that no longer has its name (the caller writes by name then).
+    static func writeTemporary(_ data: Data, into descriptor: Int32, for path: String) throws(WriteError) -> Bool {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_nlink > 0, info.st_size == 0 else {
+            close(descriptor)
+            return false
+        }
+        try fill(descriptor, with: data, synced: false, temporary: temporary(for: path))
+        return true
+    }
+
+    /// Writes `data` into a new temporary's descriptor and closes it; on failure it is removed.
+    private static func fill(_ descriptor: Int32, with data: Data, synced: Bool, temporary: String) throws(WriteError) {
         var written = 0
         let ok = data.withUnsafeBytes { bytes -> Bool in
             while written < bytes.count {
@@ -322,6 +348,11 @@ extension StateFiles {
     static func loadTemporary<Value: StateFileContent>(_ type: Value.Type, for path: String, logger: Logger) -> Value? {
         let temporary = temporary(for: path)
         guard oddity(at: temporary) == nil, let data = try? contents(of: temporary) else { return nil }
+        if data.isEmpty {
+            // Made ready for a write that never came (`prepareTemporary`): nothing to say.
+            unlink(temporary)
+            return nil
+        }
         let problem: String
         do {
             let version = try JSONDecoder().decode(VersionProbe.self, from: data).version
