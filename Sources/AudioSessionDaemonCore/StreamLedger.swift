@@ -149,11 +149,19 @@ package struct StreamLedger: Sendable {
             entries[origin] = entry
             return (.nothingNew, [])
         }
+        // The first values after PipeWire's provisional ones (volume 0 while it links the stream; it may report
+        // the stream running before its volume): the stream's own, not a change the user made. A verdict given
+        // meanwhile stands, on them: a duck of the placeholder 0 wrote nothing, and is written now.
+        let firstValues = entry.awaitingValues && !provisional
         if !provisional { entry.awaitingValues = false }
         entry.restoreKey = restoreKey ?? entry.restoreKey
         var writes: [Write] = []
         var observation = Observation.nothingNew
-        if volume != entry.writtenVolume {
+        if firstValues && volume != entry.writtenVolume {
+            entry.userVolume = volume
+            entry.writtenVolume = volume
+            if entry.judged && entry.policyVolume != volume { writes.append(.volume(origin, entry.policyVolume)) }
+        } else if volume != entry.writtenVolume {
             entry.userVolume = volume
             entry.writtenVolume = volume
             entry.policyGain = 1

@@ -35,6 +35,30 @@ import Testing
         #expect(restore == [.volume(Self.stream, Self.seventy)])
     }
 
+    /// PipeWire shows a new stream at volume 0 while it links it, and may report it running before its volume:
+    /// a duck decided then (on the placeholder 0, so nothing to write) is written once the stream's own volume
+    /// is reported, on that volume, which is the user's, not a change the user made while it was ducked.
+    @Test func aDuckDecidedOnPipeWiresPlaceholderVolumeIsWrittenOnTheStreamsFirstRealVolume() {
+        var ledger = StreamLedger()
+        let key = "sink-input-by-media-role:music"
+        let linking = ledger.observe(
+            Self.stream, volume: Self.zero, muted: false, device: StreamLedger.noDevice, restoreKey: key)
+        #expect(linking.1.isEmpty)
+        let running = ledger.observe(Self.stream, volume: Self.zero, muted: false, device: 7, restoreKey: key)
+        #expect(running.0 == .nothingNew && running.1.isEmpty)
+        #expect(ledger.apply(Self.ducked, to: Self.stream, device: nil).isEmpty, "a duck of 0 writes nothing")
+        let real = ledger.observe(Self.stream, volume: Self.seventy, muted: false, device: 7, restoreKey: key)
+        #expect(real.0 == .nothingNew, "the stream's own volume, not the user's change")
+        #expect(real.1 == [.volume(Self.stream, Self.seventy.scaled(by: 0.25))])
+        Self.perform(real.1, on: &ledger)
+        #expect(ledger.entries[Self.stream]?.userVolume == Self.seventy)
+        // Once real, a volume set while ducked is the user's, and stands (no duck on top of it).
+        let set = PulseVolume(channels: [32768, 32768])
+        let change = ledger.observe(Self.stream, volume: set, muted: false, device: 7, restoreKey: key)
+        #expect(change.0 == .userSetVolume && change.1.isEmpty)
+        #expect(ledger.apply(Self.audible, to: Self.stream, device: nil) == [])
+    }
+
     /// A verdict that cannot be journaled (full disk): of ducked -> audible on another device only the louder
     /// volume is made; the move waits, and is made by the verdict tried again.
     @Test func ofAVerdictThatWaitsForTheJournalOnlyWhatGivesBackIsMade() {
