@@ -15,20 +15,13 @@ import Testing
     static let name = "org.mpris.MediaPlayer2.standin"
 
     @Test func aStandInPlayerThatAnswersThePauseWithAnErrorIsMutedInsteadAndLoggedOnce() async throws {
-        let bus = try await PrivateSessionBus.start()
-        defer { bus.stop() }
-        let live = try await LiveDaemon(.pulseaudio, environment: bus.environment, configuration: "playerTimeoutMs: 5000\n")
-        defer { live.stop() }
-        let connection = try DBusConnection(.address(bus.address))
-        defer { connection.close() }
-        let pauses = Locked(0)
-        let object = try await connection.serve(path: "/org/mpris/MediaPlayer2") { call in
-            guard call.member == "Pause" else { return .unknownMethod(call) }
-            pauses.withLock { $0 += 1 }
-            return .error(name: "org.freedesktop.DBus.Error.NotSupported", message: "the stand-in cannot pause")
-        }
-        defer { object.remove() }
-        _ = try await connection.requestName(Self.name)
+        let refusal = DBusMethodReply.error(
+            name: "org.freedesktop.DBus.Error.NotSupported",
+            message: "the stand-in cannot pause"
+        )
+        let standIn = try await StandInPlayer(answeringPause: refusal)
+        defer { standIn.stop() }
+        let (live, pauses) = (standIn.live, standIn.pauses)
         let music = try await PulsePlaybackStream.open(
             server: live.server.pulseServer, name: "stand-in music", properties: ["media.role": "music"])
         defer { music.close() }
@@ -56,24 +49,9 @@ import Testing
     /// which owns the stand-in's name: only the stream's process line (its ancestors, read from /proc as its
     /// client connected) leads from the stream to the player; its own process has no player.
     @Test func aStreamPlayedByAChildOfThePlayersProcessIsThePlayers() async throws {
-        let bus = try await PrivateSessionBus.start()
-        defer { bus.stop() }
-        let live = try await LiveDaemon(
-            .pulseaudio,
-            environment: bus.environment,
-            configuration: "playerTimeoutMs: 5000\n"
-        )
-        defer { live.stop() }
-        let connection = try DBusConnection(.address(bus.address))
-        defer { connection.close() }
-        let pauses = Locked(0)
-        let object = try await connection.serve(path: "/org/mpris/MediaPlayer2") { call in
-            guard call.member == "Pause" else { return .unknownMethod(call) }
-            pauses.withLock { $0 += 1 }
-            return .empty
-        }
-        defer { object.remove() }
-        _ = try await connection.requestName(Self.name)
+        let standIn = try await StandInPlayer(answeringPause: .empty)
+        defer { standIn.stop() }
+        let (live, pauses) = (standIn.live, standIn.pauses)
         let child = try live.play(role: "music")
         defer { child.terminate() }
         let music = try await live.stream(role: "music")
@@ -84,5 +62,55 @@ import Testing
             pauses.withLock { $0 } == 1
         }
         _ = try phone.result(Request(.deactivate(notifyOthers: true)))
+    }
+}
+
+/// A stand-in MPRIS player: this test process owns `MprisStandInTests.name` on a private session bus and answers
+/// `Pause` with `answeringPause` (counted in `pauses`); the daemon runs on a private PulseAudio, following that bus.
+final class StandInPlayer: @unchecked Sendable {
+    let bus: PrivateSessionBus
+    let live: LiveDaemon
+    let pauses = Locked(0)
+    private let connection: DBusConnection
+    private var object: DBusServedObjectHandle?
+
+    init(answeringPause reply: DBusMethodReply) async throws {
+        bus = try await PrivateSessionBus.start()
+        do {
+            live = try await LiveDaemon(
+                .pulseaudio,
+                environment: bus.environment,
+                configuration: "playerTimeoutMs: 5000\n"
+            )
+        } catch {
+            bus.stop()
+            throw error
+        }
+        do {
+            connection = try DBusConnection(.address(bus.address))
+        } catch {
+            live.stop()
+            bus.stop()
+            throw error
+        }
+        do {
+            let pauses = pauses
+            object = try await connection.serve(path: "/org/mpris/MediaPlayer2") { call in
+                guard call.member == "Pause" else { return .unknownMethod(call) }
+                pauses.withLock { $0 += 1 }
+                return reply
+            }
+            _ = try await connection.requestName(MprisStandInTests.name)
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    func stop() {
+        object?.remove()
+        connection.close()
+        live.stop()
+        bus.stop()
     }
 }
