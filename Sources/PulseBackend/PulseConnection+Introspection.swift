@@ -43,10 +43,24 @@ extension PulseConnection {
         }
     }
 
+    /// One output device, or nil when it is gone.
+    public func sink(_ index: UInt32) async throws -> PulseSink? {
+        try await perform("pa_context_get_sink_info_by_index") { context, userdata in
+            pa_context_get_sink_info_by_index(context, index, Introspection.sink, userdata)
+        }
+    }
+
     /// Every input device, monitors included.
     public func sources() async throws -> [PulseSource] {
         try await perform("pa_context_get_source_info_list") { context, userdata in
             pa_context_get_source_info_list(context, Introspection.sources, userdata)
+        }
+    }
+
+    /// One input device, or nil when it is gone.
+    public func source(_ index: UInt32) async throws -> PulseSource? {
+        try await perform("pa_context_get_source_info_by_index") { context, userdata in
+            pa_context_get_source_info_by_index(context, index, Introspection.source, userdata)
         }
     }
 
@@ -87,6 +101,16 @@ private enum Introspection {
 
     static let sinks: pa_sink_info_cb_t = { context, info, eol, userdata in
         OperationBox<[PulseSink]>.from(userdata).receive(info.map { PulseSink($0.pointee) }, eol: eol, context: context)
+    }
+
+    static let sink: pa_sink_info_cb_t = { context, info, eol, userdata in
+        OperationBox<PulseSink?>.from(userdata)
+            .receiveOne(info.map { PulseSink($0.pointee) }, eol: eol, context: context)
+    }
+
+    static let source: pa_source_info_cb_t = { context, info, eol, userdata in
+        OperationBox<PulseSource?>.from(userdata)
+            .receiveOne(info.map { PulseSource($0.pointee) }, eol: eol, context: context)
     }
 
     static let sources: pa_source_info_cb_t = { context, info, eol, userdata in

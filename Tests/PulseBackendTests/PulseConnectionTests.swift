@@ -65,6 +65,12 @@ struct PulseConnectionTests {
             let clients = try await connection.clients()
             let me = try #require(clients.first { $0.name == "lister" })
             #expect(me.properties["application.process.id"] != nil)
+            // One device by its index, as the list has it; none for an index no device has.
+            #expect(try await connection.sink(speaker.index) == speaker)
+            #expect(try await connection.source(mic.index) == mic)
+            let unused = (sinks.map(\.index) + sources.map(\.index)).max()! + 100
+            #expect(try await connection.sink(unused) == nil)
+            #expect(try await connection.source(unused) == nil)
         }
     }
 

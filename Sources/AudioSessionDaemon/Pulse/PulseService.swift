@@ -150,11 +150,11 @@ final class PulseService: Service, StreamEnforcer {
         if shuttingDown.load(ordering: .relaxed) { return "shutting down" }
         // Listen before the inventory, so nothing that happens meanwhile is missed. Events are queued on
         // libpulse's thread as they are read; a new stream's comes with its info, asked for there and then. A
-        // stream's change that finds one of the same stream still queued is dropped: the queued one's query, made
-        // later, shows both (our own writes' echoes come in runs).
+        // stream's or device's change that finds one of the same object still queued is dropped: the queued one's
+        // query, made later, shows both (our own writes' echoes come in runs).
         let waitingChanges = Locked<Set<PulseEvent>>([])
         connection.listen(prefetchingNewStreams: true) { event, prefetch in
-            if event.isStreamChange, !waitingChanges.withLock({ $0.insert(event).inserted }) { return }
+            if event.isCoalescedChange, !waitingChanges.withLock({ $0.insert(event).inserted }) { return }
             feed.yield(.event(event, prefetch))
         }
         var session = PulseSession(
@@ -209,10 +209,14 @@ enum PulseWork: Sendable {
 }
 
 extension PulseEvent {
-    /// A playback or record stream's change (not its appearance or removal).
-    fileprivate var isStreamChange: Bool {
+    /// A playback or record stream's change, or a device's (not its appearance or removal): one still queued
+    /// stands for the next of the same object, since its query is made later. A stream's volume change comes
+    /// with its device's, and our own writes come in runs.
+    fileprivate var isCoalescedChange: Bool {
         switch self {
-        case .changed(.sinkInput, .change, _), .changed(.sourceOutput, .change, _): true
+        case .changed(.sinkInput, .change, _), .changed(.sourceOutput, .change, _), .changed(.sink, .change, _),
+            .changed(.source, .change, _):
+            true
         default: false
         }
     }

@@ -125,13 +125,9 @@ struct PulseSession {
         case (.sink, .remove): try await feed(.sinkRemoved(index))
         case (.source, .remove): try await feed(.sourceRemoved(index))
         case (.sink, _):
-            if let sink = try await connection.sinks().first(where: { $0.index == index }) {
-                try await feed(report(sink))
-            }
+            if let sink = try await connection.sink(index) { try await feed(report(sink)) }
         case (.source, _):
-            if let source = try await connection.sources().first(where: { $0.index == index }) {
-                try await feed(report(source))
-            }
+            if let source = try await connection.source(index) { try await feed(report(source)) }
         case (.sinkInput, .remove): try await feed(.streamRemoved(.sinkInput(index)))
         case (.sourceOutput, .remove): try await feed(.streamRemoved(.sourceOutput(index)))
         case (.sinkInput, _):
