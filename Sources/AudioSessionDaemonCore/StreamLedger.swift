@@ -157,18 +157,17 @@ package struct StreamLedger: Sendable {
         entry.restoreKey = restoreKey ?? entry.restoreKey
         var writes: [Write] = []
         var observation = Observation.nothingNew
-        if firstValues && volume != entry.writtenVolume {
+        if volume != entry.writtenVolume {
             entry.userVolume = volume
             entry.writtenVolume = volume
-            if entry.judged && entry.policyVolume != volume { writes.append(.volume(origin, entry.policyVolume)) }
-        } else if volume != entry.writtenVolume {
-            entry.userVolume = volume
-            entry.writtenVolume = volume
-            entry.policyGain = 1
-            if !provisional { observation = .userSetVolume }
-            // The user set the volume of a stream the policy keeps silent: it is the user's for after the hold,
-            // and the stream goes back to silence now. The written volume is noted as the write is made.
-            if entry.isSilenced && entry.policyVolume != volume {
+            if !firstValues {
+                entry.policyGain = 1
+                if !provisional { observation = .userSetVolume }
+            }
+            // The policy's verdict stands on the new user volume: a silence always (the user set the volume of a
+            // stream the policy keeps silent: it is the user's for after the hold, and the stream goes back to
+            // silence now), any verdict on the first values. The written volume is noted as the write is made.
+            if (entry.isSilenced || (firstValues && entry.judged)) && entry.policyVolume != volume {
                 writes.append(.volume(origin, entry.policyVolume))
             }
         }

@@ -29,9 +29,9 @@ public struct PulsePrefetch: Sendable {
 
 extension PulseConnection {
     /// `listen(_:)`, with a new playback or record stream's (or client's) info asked for as its event is read and
-    /// handed over with it when `prefetchingNewStreams` (nil when the query failed), and a playback stream's saved entry in
-    /// module-stream-restore with it. The events after such an event wait until its answers are in, so the order
-    /// they were read in is kept, for every subscriber of the connection. Call it once connected.
+    /// handed over with it when `prefetchingNewStreams` (nil when the query failed), and a playback stream's saved
+    /// entry in module-stream-restore with it. The events after such an event wait until its answers are in, so
+    /// the order they were read in is kept, for every subscriber of the connection. Call it once connected.
     public func listen(
         prefetchingNewStreams: Bool,
         _ handler: @escaping @Sendable (PulseEvent, PulsePrefetch?) -> Void

@@ -8,7 +8,7 @@ import Testing
 /// The stream journal's file, without a sound server: what `JournalStreamKeeper` writes on the hot path (the
 /// temporary, its entries encoded once each) is what `JSONEncoder` would write, and a daemon that starts after a
 /// crash between the write and the rename reads the whole temporary as the newest journal, and a cut one not.
-@Suite struct JournalFileTests {
+@Suite final class JournalFileTests {
     let directory: String
     let path: String
     let logger = Logger(label: "JournalFileTests")
@@ -19,8 +19,9 @@ import Testing
         path = directory + "/streams.json"
     }
 
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
     @Test func eachWriteIsWhatJSONEncoderWritesOfTheWholeJournal() throws {
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = try JSONDecoder().decode(
             JournalServerIdentity.self,
             from: Data(
@@ -67,13 +68,12 @@ import Testing
     }
 
     @Test func aWholeTemporaryIsTheNewestJournalAndACutOneIsRemoved() throws {
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         var keeper = try plainKeeper()
-        let music = Self.entry(.sinkInput, 3, application: "radio")
+        let music = Self.music
         keeper.sync([music.origin: music])
         keeper.commit()
         // The next write is made, and the daemon dies before its rename: the temporary is the journal.
-        let call = Self.entry(.sinkInput, 4, application: "call")
+        let call = Self.call
         keeper.sync([music.origin: music, call.origin: call])
         let newest = try #require(StateFiles.loadTemporary(JournalStreams.self, for: path, logger: logger))
         #expect(newest.entries.map(\.index) == [3, 4])
@@ -90,10 +90,8 @@ import Testing
     /// Two writes in one turn (no commit between): the second names the first's temporary before it writes its
     /// own, so the newest whole journal is never removed before the next is whole.
     @Test func aSecondWriteBeforeTheCommitNamesTheFirstTemporaryFirst() throws {
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         var keeper = try plainKeeper()
-        let music = Self.entry(.sinkInput, 3, application: "radio")
-        let call = Self.entry(.sinkInput, 4, application: "call")
+        let (music, call) = (Self.music, Self.call)
         keeper.sync([music.origin: music])
         keeper.sync([music.origin: music, call.origin: call])
         let file = try #require(StateFiles.loadContent(JournalStreams.self, from: path, logger: logger))
@@ -143,10 +141,8 @@ import Testing
     /// the sync writes a new one, by name); an empty temporary left by a daemon that died is removed, silently,
     /// at the next start, and the named journal is used.
     @Test func aTemporaryMadeReadyIsWrittenIntoOrReplacedAndAnEmptyOneIsNoJournal() throws {
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         var keeper = try plainKeeper()
-        let music = Self.entry(.sinkInput, 3, application: "radio")
-        let call = Self.entry(.sinkInput, 4, application: "call")
+        let (music, call) = (Self.music, Self.call)
         keeper.sync([music.origin: music])
         keeper.commit()
         let temporary = StateFiles.temporary(for: path)
@@ -170,6 +166,9 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: temporary))
         #expect(StateFiles.loadContent(JournalStreams.self, from: path, logger: logger)?.entries.count == 1)
     }
+
+    static let music = entry(.sinkInput, 3, application: "radio")
+    static let call = entry(.sinkInput, 4, application: "call")
 
     /// A keeper of `path` for a plain server identity.
     func plainKeeper() throws -> JournalStreamKeeper {

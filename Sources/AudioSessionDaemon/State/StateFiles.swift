@@ -54,10 +54,9 @@ enum StateFiles {
         logger: Logger? = nil
     ) throws(WriteError) {
         let temporary = temporary(for: path)
-        let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
         // Usually nothing is there (the last temporary was renamed): one call. Whatever is there is removed
         // first, and reported unless it is a plain file.
-        var descriptor = open(temporary, flags, 0o600)
+        var descriptor = createTemporary(temporary)
         if descriptor < 0 && errno == EEXIST {
             if let oddity = oddity(at: temporary) {
                 logger?.error("state file \(temporary) is \(oddity); not followed: removed")
@@ -65,7 +64,7 @@ enum StateFiles {
             if unlink(temporary) != 0 && errno != ENOENT {
                 throw WriteError.system("cannot remove", temporary)
             }
-            descriptor = open(temporary, flags, 0o600)
+            descriptor = createTemporary(temporary)
         }
         guard descriptor >= 0 else { throw WriteError.system("cannot create", temporary) }
         try fill(descriptor, with: data, synced: synced, temporary: temporary)
@@ -76,8 +75,13 @@ enum StateFiles {
     /// something is at the name or it cannot be created (the next write then creates it). An empty temporary is
     /// no journal: a starting daemon removes it (`loadTemporary`).
     static func prepareTemporary(for path: String) -> Int32? {
-        let descriptor = open(temporary(for: path), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let descriptor = createTemporary(temporary(for: path))
         return descriptor >= 0 ? descriptor : nil
+    }
+
+    /// A new file at `temporary`, never through a link: fails (EEXIST) when anything is at the name.
+    private static func createTemporary(_ temporary: String) -> Int32 {
+        open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
     }
 
     /// `writeTemporary(_:for:synced:)` into the temporary `prepareTemporary` made; false, with nothing written,
