@@ -16,7 +16,6 @@ let package = Package(
         .executable(name: "audiosessiond", targets: ["audiosessiond"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -27,17 +26,20 @@ let package = Package(
         .target(name: "AudioSessionPolicy"),
         // The project's one lock (a pthread mutex ThreadSanitizer understands; Sources/Locking/Locked.swift says why).
         .target(name: "Locking"),
+        // libyaml, as the system has it.
+        .systemLibrary(
+            name: "CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
+        // One thin Swift layer over libyaml: one document composed into nodes with their lines and columns, plain
+        // scalars resolved as YAML 1.1 does, bounded against hostile files. No Foundation (docs/ARCHITECTURE.md).
+        .target(name: "YAMLBackend", dependencies: ["CYAML"]),
         // The policy and daemon configuration (YAML), read strictly with every issue at its line and column; the
         // strict YAML reading the scenario files share.
-        .target(
-            name: "AudioSessionConfiguration",
-            dependencies: ["AudioSessionPolicy", .product(name: "Yams", package: "Yams")]
-        ),
+        .target(name: "AudioSessionConfiguration", dependencies: ["AudioSessionPolicy", "YAMLBackend"]),
         // Scenario files (YAML), their replayer against the engine, and the timeline of a replay.
-        .target(
-            name: "AudioSessionScenario",
-            dependencies: ["AudioSessionPolicy", "AudioSessionConfiguration", .product(name: "Yams", package: "Yams")]
-        ),
+        .target(name: "AudioSessionScenario", dependencies: ["AudioSessionPolicy", "AudioSessionConfiguration", "YAMLBackend"]),
         // The messages of the control socket (newline-delimited JSON), shared by the daemon and its clients.
         .target(name: "AudioSessionProtocol", dependencies: ["AudioSessionPolicy"]),
         // The library apps use to declare and activate their audio session (iOS's AVAudioSession, on a socket).
@@ -169,6 +171,7 @@ let package = Package(
         ),
         .testTarget(name: "AudioSessionPlaybackTests", dependencies: ["AudioSessionPlayback"]),
         .testTarget(name: "PulseBackendTests", dependencies: ["Locking", "PulseBackend", "AudioSessionTestSupport"]),
+        .testTarget(name: "YAMLBackendTests", dependencies: ["YAMLBackend"]),
         .testTarget(name: "DBusBackendTests", dependencies: ["Locking", "DBusBackend", "AudioSessionTestSupport"]),
         // Recorded `amixer contents` lists are read from the source tree, not bundled.
         .testTarget(

@@ -13,10 +13,11 @@ set -euo pipefail
 # zsh and fish to check the completion scripts generated for them (scripts/check-manuals.sh); libsystemd-dev for
 # the D-Bus backend (sd-bus), dbus-daemon for the private buses of its tests and dbus-system-bus-common for the
 # machine's system bus policy and its messagebus user (SystemBusPolicyTests), feedbackd for the live switch tests;
-# mpv, mpv-mpris and playerctl for the live player tests (a real MPRIS player, the user's media keys).
+# mpv, mpv-mpris and playerctl for the live player tests (a real MPRIS player, the user's media keys); libyaml-dev
+# for the configuration and scenario files (YAMLBackend).
 PACKAGES=(strace librsvg2-bin man-db groff-base libpulse-dev pulseaudio pulseaudio-utils pipewire pipewire-pulse wireplumber systemd libasound2-dev
     libasound2-plugins alsa-utils zsh fish libsystemd-dev dbus-daemon dbus-system-bus-common feedbackd
-    mpv mpv-mpris playerctl)
+    mpv mpv-mpris playerctl libyaml-dev)
 
 if ! command -v swift >/dev/null 2>&1; then
     echo "install-deps: no Swift toolchain on PATH; install Swift 6 (swift.org) and try again" >&2

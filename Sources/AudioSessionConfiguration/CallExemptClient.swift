@@ -1,5 +1,5 @@
-import Foundation
-import Yams
+import FoundationEssentials
+import YAMLBackend
 
 #if canImport(Glibc)
     import Glibc
@@ -29,7 +29,7 @@ extension PolicyConfigLoader {
 
     /// `callExemptApps`: app names (a scenario's sessions, an unaware app's `application.name`) and, in the
     /// daemon's file (`takesClients`), clients by `{ executable, user }`. A bad item is noted and left out.
-    static func parseExemptions(_ node: Node, _ yaml: StrictYAML, label: String, takesClients: Bool) throws
+    static func parseExemptions(_ node: YAMLNode, _ yaml: StrictYAML, label: String, takesClients: Bool) throws
         -> (names: [String], clients: [CallExemptClient])
     {
         var names: [String] = []
@@ -60,7 +60,7 @@ extension PolicyConfigLoader {
 
     /// `{ executable: /usr/bin/orca, user: alice }`; nil (with issues noted) when a part is wrong, so that a
     /// bad `user` never widens the entry to every user.
-    private static func parseClient(_ node: Node, _ yaml: StrictYAML, label: String) throws -> CallExemptClient? {
+    private static func parseClient(_ node: YAMLNode, _ yaml: StrictYAML, label: String) throws -> CallExemptClient? {
         let mapping = try yaml.mapping(node, label, allowedKeys: clientKeys)
         let executable = try yaml.recover {
             try absolutePath(mapping.required("executable"), yaml, label: mapping.label(of: "executable"))
@@ -70,7 +70,7 @@ extension PolicyConfigLoader {
         return CallExemptClient(executable: executable, userID: user)
     }
 
-    private static func absolutePath(_ node: Node, _ yaml: StrictYAML, label: String) throws -> String {
+    private static func absolutePath(_ node: YAMLNode, _ yaml: StrictYAML, label: String) throws -> String {
         let path = try yaml.string(node, label)
         guard path.hasPrefix("/") else {
             throw yaml.issue(
@@ -86,8 +86,8 @@ extension PolicyConfigLoader {
     private static let userExpected = "expected a user name of this system or a uid (a whole number)"
 
     /// A uid as written, or a user name looked up now (at every reload): the kernel reports uids.
-    private static func userID(_ node: Node, _ yaml: StrictYAML, label: String) throws -> UInt32 {
-        if node.tagName == .int {
+    private static func userID(_ node: YAMLNode, _ yaml: StrictYAML, label: String) throws -> UInt32 {
+        if node.tag == .int {
             let uid = try yaml.int(node, label, expected: "a uid from 0 to 4294967294")
             guard (0..<Int(UInt32.max)).contains(uid) else {
                 throw yaml.issue(at: node, label, "\(uid) is not a uid", "expected a uid from 0 to 4294967294")

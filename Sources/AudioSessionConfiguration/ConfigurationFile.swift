@@ -1,4 +1,4 @@
-import Yams
+import YAMLBackend
 
 /// Reads a whole configuration file the way a compiler reads a source file: every issue in it is collected,
 /// each field that has one keeps its default meanwhile, and when there is any the file is refused with all of
@@ -32,7 +32,7 @@ enum ConfigurationFile {
     ) throws -> Value {
         let issues = IssueList()
         let yaml = StrictYAML(file: file, collecting: issues)
-        let root: Node
+        let root: YAMLNode
         do {
             root = try yaml.compose(StrictYAML.withoutByteOrderMark(text), expected: expected)
         } catch let issue as ConfigurationIssue {

@@ -1,5 +1,9 @@
 import AudioSessionPolicy
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Everything the daemon's configuration file sets: the policy, how devices become ports, the control socket
 /// and the log level. `Config/policy.yaml` is the shipped default, equal to `DaemonConfiguration.standard`.

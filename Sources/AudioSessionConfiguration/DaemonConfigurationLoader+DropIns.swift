@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Drop-in files: a package marks its own program exempt from A2 (a dialer, a screen reader) with a file of
 /// its own next to the configuration, instead of editing the administrator's file (D8).
@@ -14,19 +18,14 @@ extension DaemonConfigurationLoader {
     /// bad main file does, naming that file.
     static func addDropIns(of path: String, to configuration: inout DaemonConfiguration) throws {
         let folder = dropInFolder(of: path)
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            return
-        }
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: folder)
-        } catch {
+        var status = stat()
+        guard stat(folder, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return }
+        guard let names = names(in: folder) else {
             let issue = ConfigurationIssue(
                 file: folder,
                 location: nil,
                 field: "",
-                problem: "cannot list the drop-in folder: \(error.localizedDescription)",
+                problem: "cannot list the drop-in folder: \(String(cString: strerror(errno)))",
                 expectation: ""
             )
             throw ConfigurationError(code: .unreadableFile, file: folder, issues: [issue])
@@ -42,6 +41,21 @@ extension DaemonConfigurationLoader {
             }
             configuration.policy.callExemptApps += exempt?.names ?? []
             configuration.callExemptClients += exempt?.clients ?? []
+        }
+    }
+
+    /// The names in `folder` but `.` and `..`, or nil with `errno` set when it cannot be opened or read.
+    private static func names(in folder: String) -> [String]? {
+        guard let directory = opendir(folder) else { return nil }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(directory) else { return errno == 0 ? names : nil }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name != "." && name != ".." { names.append(name) }
         }
     }
 }

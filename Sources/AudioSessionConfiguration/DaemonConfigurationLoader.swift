@@ -1,5 +1,5 @@
 import AudioSessionPolicy
-import Yams
+import YAMLBackend
 
 /// Reads the daemon's configuration file: the policy keys (as a scenario's `config:` takes them) plus `ports`,
 /// `alsa`, `platform`, `socket` and `logLevel`. Strict, and read to the end like a compiler reads a source file: a
@@ -80,7 +80,7 @@ public enum DaemonConfigurationLoader: Sendable {
     }
 
     /// `ports: { outputs: [...], inputs: [...] }`; each list, when given, replaces the default one.
-    private static func parsePorts(_ node: Node, _ yaml: StrictYAML, label: String) throws -> PortRules {
+    private static func parsePorts(_ node: YAMLNode, _ yaml: StrictYAML, label: String) throws -> PortRules {
         let mapping = try yaml.mapping(node, label, allowedKeys: portsKeys)
         var rules = PortRules.standard
         if let outputs = try mapping.recovered("outputs", { try parseRules($0, yaml, label: $1, wantOutput: true) }) {
@@ -92,7 +92,7 @@ public enum DaemonConfigurationLoader: Sendable {
         return rules
     }
 
-    private static func parseRules(_ node: Node, _ yaml: StrictYAML, label: String, wantOutput: Bool) throws
+    private static func parseRules(_ node: YAMLNode, _ yaml: StrictYAML, label: String, wantOutput: Bool) throws
         -> [PortRule]
     {
         try yaml.sequence(node, label).enumerated().compactMap { index, item in
@@ -113,7 +113,7 @@ public enum DaemonConfigurationLoader: Sendable {
     }
 
     /// A rule's `match`: property names to a value or a list of values (any property: devices have many).
-    private static func parseMatch(_ node: Node, _ yaml: StrictYAML, label: String) throws -> [String: [String]] {
+    private static func parseMatch(_ node: YAMLNode, _ yaml: StrictYAML, label: String) throws -> [String: [String]] {
         if node.isNull { return [:] }
         let fields = try yaml.mapping(node, label)
         var match: [String: [String]] = [:]
@@ -126,14 +126,14 @@ public enum DaemonConfigurationLoader: Sendable {
         return match
     }
 
-    private static func stringOrList(_ node: Node, _ yaml: StrictYAML, label: String) throws -> [String] {
+    private static func stringOrList(_ node: YAMLNode, _ yaml: StrictYAML, label: String) throws -> [String] {
         if case .sequence = node { return try yaml.stringList(node, label) }
         return [try yaml.string(node, label)]
     }
 
     /// `alsa: { mixer: {card, control} or null, jacks: {card, ports: [{jack, port}]} or null }`; a key left out
     /// keeps the default, `null` turns that part off.
-    private static func parseAlsa(_ node: Node, _ yaml: StrictYAML, label: String) throws -> AlsaSettings {
+    private static func parseAlsa(_ node: YAMLNode, _ yaml: StrictYAML, label: String) throws -> AlsaSettings {
         let mapping = try yaml.mapping(node, label, allowedKeys: alsaKeys)
         var settings = AlsaSettings.standard
         if let mixer = mapping["mixer"], mixer.isNull {
@@ -159,7 +159,7 @@ public enum DaemonConfigurationLoader: Sendable {
         return settings
     }
 
-    private static func parseJackRules(_ node: Node, _ yaml: StrictYAML, label: String) throws -> [PortRule] {
+    private static func parseJackRules(_ node: YAMLNode, _ yaml: StrictYAML, label: String) throws -> [PortRule] {
         try yaml.sequence(node, label).enumerated().compactMap { index, item in
             let ruleLabel = yaml.label(label, item: index, inScenario: "\(label) rule \(index + 1)")
             return try yaml.recover { () throws -> PortRule? in
@@ -175,7 +175,7 @@ public enum DaemonConfigurationLoader: Sendable {
     }
 
     /// A mode written as octal text ("0660") or a YAML octal number (0o660).
-    private static func parseMode(_ node: Node, _ yaml: StrictYAML, label: String) throws -> Int {
+    private static func parseMode(_ node: YAMLNode, _ yaml: StrictYAML, label: String) throws -> Int {
         let text = try yaml.string(node, label)
         let digits = text.hasPrefix("0o") ? String(text.dropFirst(2)) : text
         guard let mode = Int(digits, radix: 8), (0...0o777).contains(mode) else {

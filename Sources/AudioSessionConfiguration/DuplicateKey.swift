@@ -1,14 +1,18 @@
-import Foundation
-import Yams
+import FoundationEssentials
+import YAMLBackend
 
-/// A key written twice in one mapping. Yams rejects it while composing, before the loader sees the tree, and
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A key written twice in one mapping. The composer refuses it, before the loader sees the tree, and
 /// reports only the first of the two; a person fixing the file needs both lines, and to know when the key is a
 /// session's name. So this looks at the text around the first one: a plain textual search, good for the block
 /// and single-line flow mappings that scenario files use.
 struct DuplicateKey {
     let key: String
-    /// Where Yams says the first of the two is.
-    let first: Mark
+    /// Where the composer says the first of the two is.
+    let first: YAMLMark
     let text: String
 
     var message: String {
@@ -82,8 +86,8 @@ struct DuplicateKey {
     /// The last `key:` in a line that ends with it (`sessions:`, `  - expect: { sessions:`).
     private static func keyEnding(in line: [Unicode.Scalar]) -> String? {
         var text = String(String.UnicodeScalarView(line))
-        if let comment = text.range(of: " #") { text = String(text[..<comment.lowerBound]) }
-        text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let comment = text.firstRange(of: " #") { text = String(text[..<comment.lowerBound]) }
+        text = String(text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
         guard text.hasSuffix(":") else { return nil }
         let key = text.dropLast().split(whereSeparator: { " -{,".contains($0) }).last
         return key.map(String.init)

@@ -1,5 +1,5 @@
 import AudioSessionPolicy
-import Yams
+import YAMLBackend
 
 extension PolicyConfigLoader {
     /// The keys of one classification rule.
@@ -10,7 +10,7 @@ extension PolicyConfigLoader {
     ///
     /// Every field is read, so that a configuration file's check names all the rule's issues; nil when the rule
     /// has one (the file is refused then anyway).
-    static func parseRule(_ node: Node, _ yaml: StrictYAML, label: String) throws -> ClassificationRule? {
+    static func parseRule(_ node: YAMLNode, _ yaml: StrictYAML, label: String) throws -> ClassificationRule? {
         let mapping = try yaml.mapping(node, label, allowedKeys: ruleKeys)
         let category = try yaml.recover {
             try yaml.category(mapping.required("category"), mapping.label(of: "category"))
@@ -42,7 +42,7 @@ extension PolicyConfigLoader {
         )
     }
 
-    private static func parseMatch(_ node: Node, _ label: String, _ yaml: StrictYAML) throws -> [String: [String]] {
+    private static func parseMatch(_ node: YAMLNode, _ label: String, _ yaml: StrictYAML) throws -> [String: [String]] {
         if node.isNull { return [:] }
         let mapping = try yaml.mapping(node, label, allowedKeys: ClassificationRule.matchableProperties)
         var match: [String: [String]] = [:]
@@ -69,7 +69,7 @@ extension PolicyConfigLoader {
     }
 }
 
-extension Node {
+extension YAMLNode {
     /// `[]`.
     var isEmptySequence: Bool {
         guard case .sequence(let sequence) = self else { return false }

@@ -1,5 +1,5 @@
 import AudioSessionPolicy
-import Yams
+import YAMLBackend
 
 /// Reads the policy configuration (`Config/policy.yaml`, or a scenario's `config:`): a mapping whose keys
 /// override `PolicyConfig.standard`. `rules`, when present, replaces the default rules as a whole, since rules
@@ -26,7 +26,7 @@ public enum PolicyConfigLoader: Sendable {
 
     /// Reads a configuration from a composed YAML node (a scenario's `config:`); `file` names it in errors.
     /// Throws a `ScenarioError` at the first issue.
-    public static func parse(node: Node, file: String) throws -> PolicyConfig {
+    public static func parse(node: YAMLNode, file: String) throws -> PolicyConfig {
         do {
             return try read(node, StrictYAML(file: file), label: "config")
         } catch let issue as ConfigurationIssue {
@@ -35,7 +35,7 @@ public enum PolicyConfigLoader: Sendable {
     }
 
     /// A scenario's `config:`, labelled `label`.
-    package static func read(_ node: Node, _ yaml: StrictYAML, label: String) throws -> PolicyConfig {
+    package static func read(_ node: YAMLNode, _ yaml: StrictYAML, label: String) throws -> PolicyConfig {
         try read(yaml.mapping(node, label, allowedKeys: keys), yaml)
     }
 
@@ -88,7 +88,7 @@ public enum PolicyConfigLoader: Sendable {
     private static let gainRange = "a number from 0 to 1"
     private static let millisecondRange = "a whole number of milliseconds, 0 or more"
 
-    private static func gain(_ node: Node, _ label: String, _ yaml: StrictYAML) throws -> Double {
+    private static func gain(_ node: YAMLNode, _ label: String, _ yaml: StrictYAML) throws -> Double {
         let value = try yaml.double(node, label, expected: gainRange)
         guard (0...1).contains(value) else {
             throw yaml.issue(at: node, label, "\(value) is out of range", "expected \(gainRange)")
@@ -96,7 +96,7 @@ public enum PolicyConfigLoader: Sendable {
         return value
     }
 
-    private static func milliseconds(_ node: Node, _ label: String, _ yaml: StrictYAML) throws -> Int {
+    private static func milliseconds(_ node: YAMLNode, _ label: String, _ yaml: StrictYAML) throws -> Int {
         let value = try yaml.int(node, label, expected: millisecondRange)
         guard value >= 0 else {
             throw yaml.issue(at: node, label, "\(value) is negative", "expected \(millisecondRange)")

@@ -32,7 +32,7 @@ public struct PortRule: Sendable, Hashable {
                 rest = rest.dropFirst(part.count)
             } else if index == parts.count - 1 {
                 return part.isEmpty || rest.hasSuffix(part)
-            } else if let range = rest.range(of: part) {
+            } else if let range = rest.firstRange(of: part) {
                 rest = rest[range.upperBound...]
             } else {
                 return false

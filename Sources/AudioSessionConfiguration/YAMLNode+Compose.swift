@@ -1,5 +1,4 @@
-import Foundation
-import Yams
+import YAMLBackend
 
 #if canImport(Glibc)
     import Glibc
@@ -115,10 +114,10 @@ extension StrictYAML {
 
     /// Parses `text` into one YAML tree. Syntax errors become errors at the line and column the parser reports;
     /// a file with no content at all (nothing, or only comments) is an error too, naming `expected`.
-    package func compose(_ text: String, expected: String) throws -> Node {
-        let root: Node?
+    package func compose(_ text: String, expected: String) throws -> YAMLNode {
+        let root: YAMLNode?
         do {
-            root = try Yams.compose(yaml: text)
+            root = try YAMLComposer.compose(text)
         } catch {
             throw syntaxError(error, in: text)
         }
@@ -134,24 +133,19 @@ extension StrictYAML {
         return root
     }
 
-    private func syntaxError(_ error: any Error, in text: String) -> ConfigurationIssue {
-        guard let yamlError = error as? YamlError else {
-            return syntaxIssue(at(1, 1), "invalid YAML: \(error)")
-        }
-        switch yamlError {
-        case .scanner(let context, let problem, let mark, _),
-            .parser(let context, let problem, let mark, _),
-            .composer(let context, let problem, let mark, _):
+    private func syntaxError(_ error: YAMLSyntaxError, in text: String) -> ConfigurationIssue {
+        switch error {
+        case .invalid(let problem, let mark, let context):
             let started = context.map { " (\($0.text) from line \($0.mark.line), column \($0.mark.column))" } ?? ""
             return syntaxIssue(at(mark.line, mark.column), "invalid YAML: \(problem)\(started)")
-        case .reader(let problem, let offset, _, _):
-            let (line, column) = offset.map { Self.lineAndColumn(ofCharacterOffset: $0, in: text) } ?? (1, 1)
+        case .unreadable(let problem, let byteOffset):
+            let (line, column) = Self.lineAndColumn(ofByteOffset: byteOffset, in: text)
             return syntaxIssue(at(line, column), "unreadable text: \(problem)")
-        case .duplicatedKeysInMapping(let duplicates, let context):
-            let duplicate = DuplicateKey(key: duplicates.first ?? "?", first: context.mark, text: text)
-            return syntaxIssue(at(context.mark.line, context.mark.column), duplicate.message)
-        default:
-            return syntaxIssue(locationInDescription(of: yamlError), "invalid YAML: \(yamlError)")
+        case .duplicateKey(let key, let first):
+            let duplicate = DuplicateKey(key: key, first: first, text: text)
+            return syntaxIssue(at(first.line, first.column), duplicate.message)
+        case .outOfMemory:
+            return syntaxIssue(at(1, 1), "invalid YAML: the parser ran out of memory")
         }
     }
 
@@ -163,10 +157,12 @@ extension StrictYAML {
         SourceLocation(file: file, line: max(line, 1), column: max(column, 1))
     }
 
-    /// Yams' descriptions start with `line:column:` where they know a position.
-    private func locationInDescription(of error: YamlError) -> SourceLocation {
-        let numbers = String(describing: error).split(separator: ":", maxSplits: 2).prefix(2).compactMap { Int($0) }
-        return numbers.count == 2 ? at(numbers[0], numbers[1]) : at(1, 1)
+    /// The line and column of the character at `offset` bytes into `text` (the parser's reader counts bytes).
+    static func lineAndColumn(ofByteOffset offset: Int, in text: String) -> (Int, Int) {
+        let utf8 = text.utf8
+        guard let index = utf8.index(utf8.startIndex, offsetBy: offset, limitedBy: utf8.endIndex) else { return (1, 1) }
+        let characters = text.distance(from: text.startIndex, to: index.samePosition(in: text) ?? index)
+        return lineAndColumn(ofCharacterOffset: characters, in: text)
     }
 
     static func lineAndColumn(ofCharacterOffset offset: Int, in text: String) -> (Int, Int) {

@@ -1,4 +1,4 @@
-import Yams
+import YAMLBackend
 
 /// Reads a composed YAML tree strictly: every surprise is an issue at the offending node's line and column.
 /// Scenario and configuration files are written by hand, so a typo must be reported with what was found and
@@ -24,18 +24,17 @@ package struct StrictYAML {
     /// Whether this reads a configuration file: issues collected, labels as field paths.
     var isConfiguration: Bool { issues != nil }
 
-    package func location(of node: Node) -> SourceLocation {
-        // Composed nodes always have a mark; 1:1 keeps a hand-built node from crashing the loader.
-        SourceLocation(file: file, line: node.mark?.line ?? 1, column: node.mark?.column ?? 1)
+    package func location(of node: YAMLNode) -> SourceLocation {
+        SourceLocation(file: file, line: node.mark.line, column: node.mark.column)
     }
 
     /// A scenario's own error (steps, expectations), thrown as it is.
-    package func error(at node: Node, _ message: String) -> ScenarioError {
+    package func error(at node: YAMLNode, _ message: String) -> ScenarioError {
         ScenarioError(location(of: node), message)
     }
 
     /// An issue with `field` at `node`: `field: problem; expectation`.
-    package func issue(at node: Node, _ field: String, _ problem: String, _ expectation: String = "")
+    package func issue(at node: YAMLNode, _ field: String, _ problem: String, _ expectation: String = "")
         -> ConfigurationIssue
     {
         ConfigurationIssue(
@@ -89,13 +88,13 @@ package struct StrictYAML {
     }
 
     /// What was found where `noun` was expected: `'loud' is not a number`, `a list is not a string`.
-    private func notA(_ noun: String, _ node: Node) -> String {
+    private func notA(_ noun: String, _ node: YAMLNode) -> String {
         node.isNull ? "no value is given" : "\(node.kindForMessages) is not \(noun)"
     }
 
     /// A non-empty string. Numbers and booleans are taken as written (`application.name: 2048`), since the
     /// author's text is what a name or a property value is compared with.
-    package func string(_ node: Node, _ label: String) throws -> String {
+    package func string(_ node: YAMLNode, _ label: String) throws -> String {
         guard case .scalar(let scalar) = node, !node.isNull else {
             throw issue(at: node, label, notA("a string", node), "expected a string")
         }
@@ -106,9 +105,8 @@ package struct StrictYAML {
     }
 
     /// A whole number written in decimal; `expected` describes the numbers allowed.
-    func int(_ node: Node, _ label: String, expected: String = "a whole number") throws -> Int {
-        guard case .scalar(let scalar) = node, node.tagName == .int,
-            let value = Int(scalar.string.replacingOccurrences(of: "_", with: ""))
+    func int(_ node: YAMLNode, _ label: String, expected: String = "a whole number") throws -> Int {
+        guard case .scalar(let scalar) = node, scalar.tag == .int, let value = Int(scalar.string.filter { $0 != "_" })
         else {
             throw issue(at: node, label, notA("a whole number", node), "expected \(expected)")
         }
@@ -116,9 +114,9 @@ package struct StrictYAML {
     }
 
     /// A finite number, whole or not; `expected` describes the numbers allowed.
-    func double(_ node: Node, _ label: String, expected: String = "a number") throws -> Double {
-        guard case .scalar(let scalar) = node, node.tagName == .int || node.tagName == .float,
-            let value = Double(scalar.string.replacingOccurrences(of: "_", with: "")), value.isFinite
+    func double(_ node: YAMLNode, _ label: String, expected: String = "a number") throws -> Double {
+        guard case .scalar(let scalar) = node, scalar.tag == .int || scalar.tag == .float,
+            let value = Double(scalar.string.filter { $0 != "_" }), value.isFinite
         else {
             throw issue(at: node, label, notA("a number", node), "expected \(expected)")
         }
@@ -126,17 +124,31 @@ package struct StrictYAML {
     }
 
     /// `true` or `false` (YAML's `yes`, `no`, `on`, `off` too, as the resolver reads them).
-    package func bool(_ node: Node, _ label: String) throws -> Bool {
-        guard case .scalar(let scalar) = node, node.tagName == .bool, let value = Bool.construct(from: scalar) else {
+    package func bool(_ node: YAMLNode, _ label: String) throws -> Bool {
+        guard case .scalar(let scalar) = node, scalar.tag == .bool, let value = Self.boolValue(scalar.string) else {
             throw issue(at: node, label, "\(node.kindForMessages) is not a bool", "expected true or false")
         }
         return value
     }
 
+    /// YAML 1.1's words for a bool, in any case.
+    private static func boolValue(_ word: String) -> Bool? {
+        switch word.lowercased() {
+        case "true", "yes", "on": true
+        case "false", "no", "off": false
+        default: nil
+        }
+    }
+
     /// One of a fixed set of words; `noun` says what the word names (`"an output"`) for the message
     /// `'loud' is not an output; expected one of: audible, ducked, silent, none`. In a configuration file a close
     /// word is suggested: `'playbak' is not a category; did you mean 'playback'? expected one of: ...`.
-    package func choice<Value>(_ node: Node, _ label: String, noun: String, _ choices: [(name: String, value: Value)])
+    package func choice<Value>(
+        _ node: YAMLNode,
+        _ label: String,
+        noun: String,
+        _ choices: [(name: String, value: Value)]
+    )
         throws
         -> Value
     {
@@ -149,7 +161,8 @@ package struct StrictYAML {
     }
 
     /// `choice` over an enum's raw values.
-    package func choice<Value: RawRepresentable>(_ node: Node, _ label: String, noun: String, _ cases: [Value]) throws
+    package func choice<Value: RawRepresentable>(_ node: YAMLNode, _ label: String, noun: String, _ cases: [Value])
+        throws
         -> Value
     where Value.RawValue == String {
         try choice(node, label, noun: noun, cases.map { (name: $0.rawValue, value: $0) })
@@ -163,7 +176,7 @@ package struct StrictYAML {
     }
 
     /// A YAML list (block `- x` or flow `[x, y]`).
-    package func sequence(_ node: Node, _ label: String) throws -> [Node] {
+    package func sequence(_ node: YAMLNode, _ label: String) throws -> [YAMLNode] {
         guard case .sequence(let sequence) = node else {
             throw issue(at: node, label, notA("a list", node), "expected a list")
         }
@@ -171,7 +184,7 @@ package struct StrictYAML {
     }
 
     /// A list of non-empty strings. In a configuration file every bad item is noted, and left out.
-    func stringList(_ node: Node, _ label: String) throws -> [String] {
+    func stringList(_ node: YAMLNode, _ label: String) throws -> [String] {
         try sequence(node, label).enumerated().compactMap { index, item in
             try recover { try string(item, self.label(label, item: index)) }
         }
@@ -180,7 +193,8 @@ package struct StrictYAML {
     /// A mapping whose keys are strings, each once. With `allowedKeys`, any other key is an issue at that key; in
     /// a configuration file it is noted and the key left out, with a suggestion when it looks like a known key
     /// misspelt. `label` names the mapping: `unknown key 'sesions' in scenario; expected one of: ...`.
-    package func mapping(_ node: Node, _ label: String, allowedKeys: [String]? = nil, expected: String? = nil) throws
+    package func mapping(_ node: YAMLNode, _ label: String, allowedKeys: [String]? = nil, expected: String? = nil)
+        throws
         -> StrictMapping
     {
         guard case .mapping(let mapping) = node else {
@@ -191,7 +205,7 @@ package struct StrictYAML {
             let keyLabel = label.isEmpty ? "a key" : "a key in \(label)"
             guard let key = try recover({ try string(keyNode, keyLabel) }) else { continue }
             if let earlier = entries.first(where: { $0.key == key }) {
-                // Yams already rejects duplicate keys while composing; this guards trees built some other way.
+                // The composer already refuses a key written twice; this catches `1` and `'1'`, one text, two tags.
                 let line = location(of: earlier.keyNode).line
                 let place = label.isEmpty ? "" : " in \(label)"
                 let duplicate = issue(at: keyNode, "", "duplicate key '\(key)'\(place)", "it is first at line \(line)")
@@ -234,11 +248,11 @@ package final class IssueList {
 package struct StrictMapping {
     package struct Entry {
         package let key: String
-        package let keyNode: Node
-        package let value: Node
+        package let keyNode: YAMLNode
+        package let value: YAMLNode
     }
 
-    package let node: Node
+    package let node: YAMLNode
     /// Names the mapping in messages: `"scenario"`, `"step 3 (setCategory)"`, `"socket"`; empty for the top of a
     /// configuration file.
     package let label: String
@@ -247,13 +261,13 @@ package struct StrictMapping {
 
     package var isEmpty: Bool { entries.isEmpty }
 
-    package subscript(key: String) -> Node? { entries.first { $0.key == key }?.value }
+    package subscript(key: String) -> YAMLNode? { entries.first { $0.key == key }?.value }
 
     /// Names the value of `key` in messages: `"step 3 (setCategory): category"`, `"socket.mode"`.
     package func label(of key: String) -> String { yaml.label(label, key) }
 
     /// The value of `key`, or an issue at the mapping when it is missing.
-    package func required(_ key: String) throws -> Node {
+    package func required(_ key: String) throws -> YAMLNode {
         guard let value = self[key] else {
             if yaml.isConfiguration {
                 throw yaml.issue(at: node, label(of: key), "missing", "it is required")
@@ -264,34 +278,33 @@ package struct StrictMapping {
     }
 
     /// Reads the value of `key` with `read` (given the value and its label), or nil when the key is absent.
-    package func optional<Value>(_ key: String, _ read: (Node, String) throws -> Value) throws -> Value? {
+    package func optional<Value>(_ key: String, _ read: (YAMLNode, String) throws -> Value) throws -> Value? {
         guard let value = self[key] else { return nil }
         return try read(value, label(of: key))
     }
 
     /// `optional`, and in a configuration file an issue is noted and the answer nil: the default stays.
-    func recovered<Value>(_ key: String, _ read: (Node, String) throws -> Value) throws -> Value? {
+    func recovered<Value>(_ key: String, _ read: (YAMLNode, String) throws -> Value) throws -> Value? {
         guard let value = self[key] else { return nil }
         return try yaml.recover { try read(value, label(of: key)) }
     }
 }
 
-extension Node {
+extension YAMLNode {
+    /// `{}` at `mark`: what a key with nothing after it stands for where a mapping is due.
+    package static func emptyMapping(at mark: YAMLMark) -> YAMLNode { .mapping(.init([], mark: mark)) }
+
     /// YAML's null: `~`, `null`, or nothing at all after the colon.
     package var isNull: Bool {
-        guard case .scalar = self else { return false }
-        return tagName == .null
+        guard case .scalar(let scalar) = self else { return false }
+        return scalar.tag == .null
     }
-
-    /// The resolved tag (`int`, `str`, ...). Yams keeps `Tag.name` internal; its raw value is the name.
-    var tagName: Tag.Name { Tag.Name(rawValue: tag.rawValue) }
 
     /// What this node is, for "expected X, found Y" messages.
     package var kindForMessages: String {
         switch self {
         case .mapping(let mapping): mapping.isEmpty ? "an empty mapping" : "a mapping"
         case .sequence(let sequence): sequence.isEmpty ? "an empty list" : "a list"
-        case .alias: "an alias"
         case .scalar(let scalar): isNull ? "nothing" : "'\(scalar.string)'"
         }
     }

@@ -1,19 +1,19 @@
 import AudioSessionPolicy
-import Yams
+import YAMLBackend
 
 /// Readers for the policy's own words (categories, modes, options, ports), shared by sessions, steps, expectations
 /// and classification rules so that each word is spelled and checked the same way everywhere.
 extension StrictYAML {
-    package func category(_ node: Node, _ label: String) throws -> Category {
+    package func category(_ node: YAMLNode, _ label: String) throws -> Category {
         try choice(node, label, noun: "a category", Category.allCases)
     }
 
-    package func mode(_ node: Node, _ label: String) throws -> Mode {
+    package func mode(_ node: YAMLNode, _ label: String) throws -> Mode {
         try choice(node, label, noun: "a mode", Mode.allCases)
     }
 
     /// A port; `direction` limits it to outputs or inputs where only those make sense.
-    package func port(_ node: Node, _ label: String, direction: StreamDirection? = nil) throws -> Port {
+    package func port(_ node: YAMLNode, _ label: String, direction: StreamDirection? = nil) throws -> Port {
         switch direction {
         case nil: try choice(node, label, noun: "a port", Port.allCases)
         case .output: try choice(node, label, noun: "an output port", Port.allCases.filter(\.isOutput))
@@ -22,7 +22,7 @@ extension StrictYAML {
     }
 
     /// A list of ports in the given direction, each once (`device.outputs`, `device.inputs`).
-    package func portList(_ node: Node, _ label: String, direction: StreamDirection) throws -> [Port] {
+    package func portList(_ node: YAMLNode, _ label: String, direction: StreamDirection) throws -> [Port] {
         var ports: [Port] = []
         for (index, item) in try sequence(node, label).enumerated() {
             let itemLabel = self.label(label, item: index)
@@ -37,7 +37,7 @@ extension StrictYAML {
     }
 
     /// A list of option names, each once, with the node of each so that a C4 error can point at it.
-    package func options(_ node: Node, _ label: String) throws -> WrittenOptions {
+    package func options(_ node: YAMLNode, _ label: String) throws -> WrittenOptions {
         var written = WrittenOptions()
         for (index, item) in try sequence(node, label).enumerated() {
             let itemLabel = self.label(label, item: index)
@@ -58,7 +58,7 @@ extension StrictYAML {
     package func checkLegal(
         category: Category,
         mode: Mode,
-        modeNode: Node?,
+        modeNode: YAMLNode?,
         options: WrittenOptions,
         in mapping: StrictMapping
     )
@@ -90,7 +90,7 @@ extension StrictYAML {
 /// Options as a file lists them: the set, and where each was written.
 package struct WrittenOptions {
     package var set: CategoryOptions = []
-    var nodes: [(option: CategoryOptions, node: Node)] = []
+    var nodes: [(option: CategoryOptions, node: YAMLNode)] = []
 
     package init() {}
 }

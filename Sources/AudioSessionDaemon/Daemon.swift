@@ -1,9 +1,13 @@
 import AudioSessionDaemonCore
 import AudioSessionPolicy
-import Foundation
+import FoundationEssentials
 import Logging
 import ServiceLifecycle
 import UnixSignals
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The daemon: the control server, the policy loop, the PulseAudio backend (unless told otherwise), the
 /// configuration reloader and, under systemd, its notifier, run as one service group that shuts down gracefully

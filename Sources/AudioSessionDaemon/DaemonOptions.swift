@@ -1,6 +1,10 @@
 import AudioSessionConfiguration
 import AudioSessionPolicy
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// How to run the daemon: its configuration, where that came from (for reloads), which sound server.
 public struct DaemonOptions: Sendable {

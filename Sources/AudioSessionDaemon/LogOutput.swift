@@ -1,6 +1,10 @@
-import Foundation
+import FoundationEssentials
 import Logging
 import Locking
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where the daemon's log lines go. Under systemd (`JOURNAL_STREAM` set) each line is `<N>message` on standard
 /// error, N the syslog priority, which journald reads as the line's level and stamps with its own time; elsewhere,
@@ -74,7 +78,7 @@ public struct JournalLineHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        FileHandle.standardError.write(Data((Self.line(for: event, metadata: metadata) + "\n").utf8))
+        writeToStandardError(Self.line(for: event, metadata: metadata) + "\n")
     }
 
     /// The line for one message; public for tests.

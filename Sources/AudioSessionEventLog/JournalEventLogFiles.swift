@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc
@@ -26,8 +26,14 @@ public enum JournalEventLogFiles {
         }
         if userID == 0 { return "/var/lib/audiosessiond" }
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/audiosessiond" }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? homeDirectory(of: userID)
         return home + "/.local/state/audiosessiond"
+    }
+
+    /// The user's home as the password database has it (`HOME` unset, as under some service managers).
+    private static func homeDirectory(of userID: UInt32) -> String {
+        guard let entry = getpwuid(userID), let directory = entry.pointee.pw_dir else { return "/" }
+        return String(cString: directory)
     }
 
     /// The records of the log in `directory`, oldest first; lines that cannot be read are reported to

@@ -1,5 +1,9 @@
 import AudioSessionPolicy
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Turns the event log into a scenario that replays (`audiosessionctl replay`) to the decisions the daemon
 /// made: the sessions declared as they were, a step for each engine event, `wait:` steps so that the grace
@@ -472,16 +476,27 @@ struct JournalExporter {
         return parts.joined(separator: " ")
     }
 
+    /// `HH:mm:ss.SSSZ`, UTC, the milliseconds cut (not rounded) as a clock shows them.
     static func clockTime(_ time: Double) -> String {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "HH:mm:ss.SSS"
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: Date(timeIntervalSince1970: time)) + "Z"
+        let milliseconds = Int((time * 1000).rounded(.down))
+        let ofDay = ((milliseconds % 86_400_000) + 86_400_000) % 86_400_000
+        return "\(padded(ofDay / 3_600_000, 2)):\(padded(ofDay / 60_000 % 60, 2)):\(padded(ofDay / 1000 % 60, 2))."
+            + "\(padded(ofDay % 1000, 3))Z"
     }
 
+    /// `2026-11-27T21:30:05.123Z`, UTC, the milliseconds cut as in `clockTime`.
     static func isoTime(_ time: Double) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date(timeIntervalSince1970: time))
+        var seconds = time_t((time * 1000).rounded(.down) / 1000)
+        var fields = tm()
+        gmtime_r(&seconds, &fields)
+        let date =
+            "\(padded(Int(fields.tm_year) + 1900, 4))-\(padded(Int(fields.tm_mon) + 1, 2))-\(padded(Int(fields.tm_mday), 2))"
+        return date + "T" + clockTime(time)
+    }
+
+    /// `value` in decimal, led by zeros to `width` digits.
+    private static func padded(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 }

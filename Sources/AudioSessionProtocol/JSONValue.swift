@@ -1,5 +1,9 @@
 import FoundationEssentials
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Any JSON value, read without guessing: `true` is never the number 1.
 enum JSONValue: Decodable, Sendable {
     case null

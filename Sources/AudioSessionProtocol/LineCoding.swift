@@ -1,5 +1,9 @@
 import FoundationEssentials
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Encodes messages as single JSON lines (sorted keys, so the same message is always the same bytes).
 public enum LineCoding {
     public static func encode(_ value: some Encodable) -> String {

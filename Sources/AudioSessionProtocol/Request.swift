@@ -1,6 +1,10 @@
 import AudioSessionPolicy
 import FoundationEssentials
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One line from a client: `{"id": 1, "op": "setCategory", "category": "playback", "options": ["duckOthers"]}`.
 /// What it asks for is a `Command`, one case per operation with exactly the fields that operation takes, so a
 /// request with a field its operation does not take, or without one it needs, cannot be made.

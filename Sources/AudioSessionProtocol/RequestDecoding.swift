@@ -1,6 +1,10 @@
 import AudioSessionPolicy
 import FoundationEssentials
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Why a line is not a request: a code, a message naming the field, and the `id` when it could be read.
 public struct ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: Code

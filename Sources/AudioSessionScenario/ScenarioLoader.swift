@@ -1,6 +1,6 @@
 import AudioSessionConfiguration
 import AudioSessionPolicy
-import Yams
+import YAMLBackend
 
 /// Reads scenario files (POLICY section 7) into `Scenario`s. Unknown keys, unknown words and steps that cannot
 /// make sense (an undeclared session, an unaware app driven by `activate`) are errors at their line and column,
@@ -69,7 +69,7 @@ struct ScenarioReader {
     static let keysOfAwareSessions = ["category", "mode", "options", "call"]
 
     /// `sessions:`, in the order written; at least one.
-    mutating func readSessions(_ node: Node) throws {
+    mutating func readSessions(_ node: YAMLNode) throws {
         let mapping = try yaml.mapping(node, "sessions")
         guard !mapping.isEmpty else {
             throw yaml.error(at: node, "sessions: the scenario declares no session; declare at least one")
@@ -82,7 +82,11 @@ struct ScenarioReader {
     private func readSession(_ entry: StrictMapping.Entry) throws -> SessionSpec {
         let label = "session '\(entry.key)'"
         // `music:` with nothing after it is a session with C1's defaults, like `music: {}`.
-        let mapping = try yaml.mapping(entry.value.isNull ? [:] : entry.value, label, allowedKeys: Self.sessionKeys)
+        let mapping = try yaml.mapping(
+            entry.value.isNull ? .emptyMapping(at: entry.value.mark) : entry.value,
+            label,
+            allowedKeys: Self.sessionKeys
+        )
         var declaration = SessionDeclaration(appName: entry.key)
         declaration.appState =
             try mapping.optional("appState") { node, label in
@@ -142,7 +146,7 @@ struct ScenarioReader {
         }
     }
 
-    private func streamProperties(_ node: Node, _ label: String) throws -> [String: String] {
+    private func streamProperties(_ node: YAMLNode, _ label: String) throws -> [String: String] {
         let mapping = try yaml.mapping(node, label, allowedKeys: ClassificationRule.matchableProperties)
         var properties: [String: String] = [:]
         for entry in mapping.entries {

@@ -1,6 +1,6 @@
 import AudioSessionConfiguration
 import AudioSessionPolicy
-import Yams
+import YAMLBackend
 
 extension ScenarioReader {
     static let expectKeys = ["sessions", "notifications"]
@@ -12,8 +12,12 @@ extension ScenarioReader {
     static let notificationKinds = ["interruption", "routeChange", "silenceSecondaryAudioHint", "mediaServices"]
 
     /// An `expect:` step's value. An expectation that checks nothing is surely a mistake, so it is an error.
-    func readExpectation(_ node: Node, _ label: String) throws -> Expectation {
-        let mapping = try yaml.mapping(node.isNull ? [:] : node, label, allowedKeys: Self.expectKeys)
+    func readExpectation(_ node: YAMLNode, _ label: String) throws -> Expectation {
+        let mapping = try yaml.mapping(
+            node.isNull ? .emptyMapping(at: node.mark) : node,
+            label,
+            allowedKeys: Self.expectKeys
+        )
         guard !mapping.isEmpty else {
             throw yaml.error(at: node, "\(label): the expectation checks nothing; give sessions: or notifications:")
         }
@@ -79,13 +83,13 @@ extension ScenarioReader {
     }
 
     /// A port in `direction`, or `none` (the session has no route that way): `.some(nil)`.
-    private func route(_ node: Node, _ label: String, direction: StreamDirection) throws -> Port? {
+    private func route(_ node: YAMLNode, _ label: String, direction: StreamDirection) throws -> Port? {
         let ports = Port.allCases.filter { direction == .output ? $0.isOutput : $0.isInput }
         let noun = direction == .output ? "an output route" : "an input route"
         return try yaml.choice(node, label, noun: noun, ports.map { ($0.rawValue, Optional($0)) } + [("none", nil)])
     }
 
-    private func readNotification(_ node: Node, _ label: String) throws -> ExpectedNotification {
+    private func readNotification(_ node: YAMLNode, _ label: String) throws -> ExpectedNotification {
         let mapping = try yaml.mapping(node, label, allowedKeys: ["session", "shouldResume"] + Self.notificationKinds)
         let session = try declaredSession(mapping.required("session"), mapping.label(of: "session"), drivenBy: nil)
         let kinds = mapping.entries.filter { Self.notificationKinds.contains($0.key) }

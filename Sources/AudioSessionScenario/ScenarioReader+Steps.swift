@@ -1,6 +1,6 @@
 import AudioSessionConfiguration
 import AudioSessionPolicy
-import Yams
+import YAMLBackend
 
 /// The word that starts a step (`- activate: music`), as POLICY section 7 lists them.
 enum StepKeyword: String, CaseIterable {
@@ -26,7 +26,7 @@ enum StepKeyword: String, CaseIterable {
 
 extension ScenarioReader {
     /// `steps:`, numbered from 1 in file order, `expect` steps included.
-    func readSteps(_ node: Node) throws -> [Step] {
+    func readSteps(_ node: YAMLNode) throws -> [Step] {
         let items = try yaml.sequence(node, "steps")
         guard !items.isEmpty else {
             throw yaml.error(at: node, "steps: the scenario has no steps; give at least one")
@@ -34,7 +34,7 @@ extension ScenarioReader {
         return try items.enumerated().map { index, item in try readStep(item, number: index + 1) }
     }
 
-    private func readStep(_ node: Node, number: Int) throws -> Step {
+    private func readStep(_ node: YAMLNode, number: Int) throws -> Step {
         guard case .mapping(let written) = node, let first = written.first else {
             throw yaml.error(
                 at: node,
@@ -75,7 +75,7 @@ extension ScenarioReader {
         }
     }
 
-    private func readAction(_ keyword: StepKeyword, _ step: StrictMapping, value: Node) throws -> StepAction {
+    private func readAction(_ keyword: StepKeyword, _ step: StrictMapping, value: YAMLNode) throws -> StepAction {
         let label = step.label
         func session() throws -> String { try declaredSession(value, label, drivenBy: keyword) }
         switch keyword {
@@ -126,7 +126,7 @@ extension ScenarioReader {
 
     /// The port of a `selectOutput` step: an output port, or any port when the step expects an error, since the
     /// engine must refuse a port that is not an available output with badParam (R3) and a scenario may check that.
-    private func selectedOutput(_ node: Node, _ step: StrictMapping) throws -> Port {
+    private func selectedOutput(_ node: YAMLNode, _ step: StrictMapping) throws -> Port {
         let port = try yaml.port(node, step.label)
         guard port.isOutput || step["error"] != nil else {
             let outputs = Port.allCases.filter(\.isOutput).map(\.rawValue).joined(separator: ", ")
@@ -140,7 +140,7 @@ extension ScenarioReader {
     }
 
     /// A session named by a step or an expectation; `keyword` is the step that drives it, nil for an expectation.
-    func declaredSession(_ node: Node, _ label: String, drivenBy keyword: StepKeyword?) throws -> String {
+    func declaredSession(_ node: YAMLNode, _ label: String, drivenBy keyword: StepKeyword?) throws -> String {
         let name = try yaml.string(node, label)
         guard let session = sessions.first(where: { $0.name == name }) else {
             let declared = sessions.map(\.name).joined(separator: ", ")

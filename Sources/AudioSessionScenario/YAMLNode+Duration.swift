@@ -1,10 +1,10 @@
 import AudioSessionConfiguration
-import Yams
+import YAMLBackend
 
 extension StrictYAML {
     /// A `wait:` duration in whole milliseconds: `600ms`, `2s`, `1.5s`, `0ms`. The unit is required, since a bare
     /// `600` could be read as either and the engine's timers count milliseconds.
-    func duration(_ node: Node, _ label: String) throws -> Int {
+    func duration(_ node: YAMLNode, _ label: String) throws -> Int {
         let text = try string(node, label)
         let expected = "expected a duration such as 600ms, 2s or 1.5s"
         if text.hasPrefix("-") {

@@ -1,9 +1,13 @@
 import ArgumentParser
 import AudioSessionDaemon
-import Foundation
+import FoundationEssentials
 import AudioSessionPolicy
 import AudioSessionConfiguration
 import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `audiosessiond`: the audio session policy daemon.
 @main
@@ -76,12 +80,12 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
             let code = exitCode(for: error)
             guard code == .validationFailure else { exit(withError: error) }
             // argument-parser words the error on several lines, a list of values as `- value` lines.
-            let lines = message(for: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            let lines = message(for: error).split(separator: "\n").map { $0.trimmingWhitespace }
             let values = lines.filter { $0.hasPrefix("- ") }.map { $0.dropFirst(2) }.joined(separator: ", ")
             let message = (lines.first ?? "bad usage") + (values.isEmpty ? "" : " \(values)")
             let what = message.prefix(1).lowercased() + message.dropFirst()
             complain("audiosessiond: \(what); see `audiosessiond --help`")
-            Foundation.exit(2)
+            Glibc.exit(2)
         }
     }
 
@@ -159,7 +163,7 @@ struct AudioSessionDaemonCommand: AsyncParsableCommand {
 extension AudioSessionDaemonCommand {
     /// Why the daemon did not start, on standard error (where systemd's journal and a terminal both show it).
     static func complain(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        writeToStandardError(text + "\n")
     }
 }
 

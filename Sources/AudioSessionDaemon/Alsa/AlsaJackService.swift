@@ -2,10 +2,14 @@ import AlsaBackend
 import AudioSessionConfiguration
 import AudioSessionDaemonCore
 import AudioSessionPolicy
-import Foundation
+import FoundationEssentials
 import Logging
 import ServiceLifecycle
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where jack states come from: a card's controls (`AlsaCardControls`), or, in tests, lists recorded on machines
 /// that have the jacks this one lacks.

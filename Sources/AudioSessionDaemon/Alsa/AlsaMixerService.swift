@@ -1,11 +1,15 @@
 import AlsaBackend
 import AudioSessionConfiguration
 import AudioSessionDaemonCore
-import Foundation
+import FoundationEssentials
 import Logging
 import ServiceLifecycle
 import Locking
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The ALSA mixer control of a daemon with no sound server: sets the system volume on it, holds it muted for the
 /// silent switch, and tells the policy when someone else (alsamixer, a volume key daemon) changes it. The user's

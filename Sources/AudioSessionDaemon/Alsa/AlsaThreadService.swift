@@ -1,6 +1,10 @@
-import Foundation
+import Locking
 import ServiceLifecycle
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The ALSA services: each drives libasound from a thread of its own, which watches `stopping`.
 protocol AlsaThreadService: AnyObject, Sendable {
@@ -12,12 +16,10 @@ extension AlsaThreadService {
     /// sets `stopping`; this returns once `serve` has finished (the mixer gives back before that).
     func runOnThread(named name: String, _ serve: @escaping @Sendable () -> Void) async {
         let (finished, done) = AsyncStream<Void>.makeStream()
-        let thread = Thread {
+        startThread(named: name) {
             serve()
             done.finish()
         }
-        thread.name = name
-        thread.start()
         await withGracefulShutdownHandler {
             for await _ in finished {}
         } onGracefulShutdown: {
@@ -31,7 +33,7 @@ extension AlsaThreadService {
     /// stops, so that shutting down never waits for it.
     func pauseBeforeRetrying() {
         for _ in 0..<20 where !stopping.load(ordering: .relaxed) {
-            Thread.sleep(forTimeInterval: 0.05)
+            usleep(50_000)
         }
     }
 }

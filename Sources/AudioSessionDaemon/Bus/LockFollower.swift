@@ -1,8 +1,12 @@
 import AudioSessionConfiguration
 import AudioSessionDaemonCore
 import DBusBackend
-import Foundation
+import FoundationEssentials
 import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The screen lock from logind (the session's `LockedHint`, its `Lock` and `Unlock` signals, on the system bus)
 /// or from the screensaver (`org.freedesktop.ScreenSaver`'s `GetActive` and `ActiveChanged`, on the session bus).

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where the daemon finds the platform's D-Bus services: feedbackd and the screensaver on the session bus,
 /// logind on the system bus.

@@ -1,12 +1,16 @@
 import AudioSessionDaemonCore
 import AudioSessionProtocol
-import Foundation
+import FoundationEssentials
 import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import Locking
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The control socket: newline-delimited JSON on a Unix socket (mode 0600). Each connection's lines become
 /// daemon inputs; its outbox is written back in order. Under socket activation it serves the socket systemd
@@ -136,7 +140,7 @@ final class ControlServer: Service {
     /// by default since Linux 5.4), so that a burst of clients is queued, not refused, while the daemon is busy.
     static var listenBacklog: Int32 {
         let text = (try? String(contentsOfFile: "/proc/sys/net/core/somaxconn", encoding: .utf8)) ?? ""
-        return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 4096
+        return Int32(text.trimmingWhitespace) ?? 4096
     }
 
     /// The socket's folder is the daemon's own (0700) and no one else can change it (`RuntimeDirectory`), so no
@@ -144,7 +148,7 @@ final class ControlServer: Service {
     /// socket group, the group may enter it (0750).
     static func prepareDirectory(for path: String, group: String?) throws {
         try RuntimeDirectory.prepare(forSocket: path)
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = path.parentDirectoryPath
         guard !directory.isEmpty, let group else { return }
         guard let entry = getgrnam(group) else { throw DaemonError("socket group '\(group)' does not exist") }
         guard chown(directory, getuid(), entry.pointee.gr_gid) == 0, chmod(directory, 0o750) == 0 else {

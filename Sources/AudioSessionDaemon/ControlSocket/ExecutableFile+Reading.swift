@@ -1,5 +1,5 @@
 import AudioSessionDaemonCore
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc

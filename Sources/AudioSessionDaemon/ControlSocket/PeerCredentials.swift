@@ -1,5 +1,5 @@
 import AudioSessionDaemonCore
-import Foundation
+import FoundationEssentials
 import NIOCore
 
 #if canImport(Glibc)
@@ -28,7 +28,7 @@ enum PeerCredentials {
     /// The name the kernel has for a process (`/proc/PID/comm`), for naming its session.
     static func processName(of pid: Int32) -> String {
         let text = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
-        let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = text.trimmingWhitespace
         return name.isEmpty ? "pid \(pid)" : name
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -19,12 +19,12 @@ enum RuntimeDirectory {
     /// Makes the folder of the socket at `socketPath` (and any missing parent, mode 0700) and checks it; throws
     /// naming the first folder that fails and what is wrong with it.
     static func prepare(forSocket socketPath: String, userID: uid_t = geteuid()) throws {
-        let directory = absolute((socketPath as NSString).deletingLastPathComponent)
+        let directory = absolute(socketPath.parentDirectoryPath)
         try makeMissing(directory)
         if let problem = problem(ofSocketFolder: directory, userID: userID) {
             throw refusal(directory, problem)
         }
-        let parent = (directory as NSString).deletingLastPathComponent
+        let parent = directory.parentDirectoryPath
         guard let resolved = realpath(parent, nil) else { return }
         defer { free(resolved) }
         var path = ""

@@ -1,6 +1,10 @@
 import AudioSessionDaemonCore
 import FoundationEssentials
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One journal entry's JSON, byte for byte what `JSONEncoder` with `.sortedKeys` writes of it (`JournalFileTests`
 /// holds the two together, strings that need escaping included). Written out here because an entry is encoded on
 /// the path from a server event to the orders that answer it, where the encoder's generic machinery took about

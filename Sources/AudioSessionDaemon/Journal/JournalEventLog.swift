@@ -1,5 +1,5 @@
 import AudioSessionEventLog
-import Foundation
+import FoundationEssentials
 import Logging
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
 import AudioSessionEventLog
-import Foundation
+import FoundationEssentials
 import Logging
 
 #if canImport(Glibc)
@@ -42,7 +42,7 @@ public final class StateDirectory: Sendable {
     /// directory). Nil, with the reason logged, when it cannot be made or another daemon holds it: the daemon
     /// then runs without persisted state.
     public static func open(_ path: String, logger: Logger) throws -> StateDirectory? {
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = path.parentDirectoryPath
         do {
             if !parent.isEmpty {
                 try FileManager.default.createDirectory(
@@ -67,7 +67,7 @@ public final class StateDirectory: Sendable {
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let holder =
                 StateFiles.read(descriptor).flatMap { String(data: $0, encoding: .utf8) }?
-                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+                .trimmingWhitespace ?? "?"
             close(descriptor)
             logger.error(
                 "state directory \(path) is in use by another audiosessiond (pid \(holder)); running without persisted state"

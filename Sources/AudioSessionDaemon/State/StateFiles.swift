@@ -1,6 +1,6 @@
 import AudioSessionDaemonCore
 import AudioSessionEventLog
-import Foundation
+import FoundationEssentials
 import Logging
 
 #if canImport(Glibc)
@@ -31,7 +31,7 @@ enum StateFiles {
             unlink(temporary)
             throw error
         }
-        let directoryDescriptor = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let directoryDescriptor = open(path.parentDirectoryPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directoryDescriptor >= 0 {
             fsync(directoryDescriptor)
             close(directoryDescriptor)

@@ -2,7 +2,7 @@ import AudioSessionDaemonCore
 import AudioSessionEventLog
 import AudioSessionPolicy
 import AudioSessionProtocol
-import Foundation
+import FoundationEssentials
 import Logging
 
 #if canImport(Glibc)

@@ -1,6 +1,10 @@
 import AudioSessionPolicy
-import Foundation
+import FoundationEssentials
 import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The user's settings the daemon keeps across restarts (`settings.json`): the Ring/Silent switch, the
 /// screen lock and the output the user picked (R3).
@@ -68,6 +72,6 @@ struct StateSettings: StateFileContent, Equatable {
     /// This boot's identity, nil where the kernel does not say.
     static var currentBootID: String? {
         (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))?
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+            .trimmingWhitespace
     }
 }

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What systemd tells the daemon through its environment: where to send notifications (`NOTIFY_SOCKET`), how
 /// often it wants to hear that the daemon is alive (`WATCHDOG_USEC`, `WATCHDOG_PID`), and the listening socket

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Sends `sd_notify` messages (`READY=1`, `STATUS=...`, `WATCHDOG=1`...) to systemd: one datagram each, to the
 /// Unix socket named by `NOTIFY_SOCKET`, a path or an abstract name (`@name`). No libsystemd needed.

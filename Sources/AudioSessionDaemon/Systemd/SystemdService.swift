@@ -1,10 +1,14 @@
 import AudioSessionDaemonCore
 import AudioSessionProtocol
-import Foundation
+import FoundationEssentials
 import Logging
 import ServiceLifecycle
 import Locking
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Keeps systemd told how the daemon is (`Type=notify`): `READY=1` once the control socket listens and the
 /// sound server is connected, a `STATUS=` line when the numbers change, `WATCHDOG=1` while the policy loop

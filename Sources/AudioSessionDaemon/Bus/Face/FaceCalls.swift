@@ -1,7 +1,11 @@
 import AudioSessionDaemonCore
 import AudioSessionProtocol
 import DBusBackend
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Answers the D-Bus calls to the face: each becomes the control request `audiosessionctl` would send (read
 /// from the same JSON, so a bad value gets the socket's own error text) and the reply becomes the D-Bus answer.

@@ -1,7 +1,11 @@
 import AudioSessionDaemonCore
 import Locking
 import AudioSessionProtocol
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The D-Bus face inside the daemon: a client of the policy loop like a control-socket connection (client
 /// number -1, which the control server never gives out), so a D-Bus call becomes the same `Request` that

@@ -1,9 +1,13 @@
 import AudioSessionDaemonCore
 import AudioSessionProtocol
 import DBusBackend
-import Foundation
+import FoundationEssentials
 import Logging
 import ServiceLifecycle
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Which bus the daemon's D-Bus interface is served on (docs/DBUS.md, "The daemon's D-Bus interface").
 public enum DBusFaceBus: Sendable, Equatable {

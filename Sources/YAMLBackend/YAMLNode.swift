@@ -1,0 +1,85 @@
+/// Where a node or a problem starts in the text: line and column from 1, columns counted in Unicode scalars
+/// (libyaml counts one per character, whatever its UTF-8 length).
+public struct YAMLMark: Sendable, Equatable, CustomStringConvertible {
+    public let line: Int
+    public let column: Int
+
+    public init(line: Int, column: Int) {
+        self.line = line
+        self.column = column
+    }
+
+    public var description: String { "line \(line), column \(column)" }
+}
+
+/// One node of a composed YAML document: a scalar, a list or a mapping, with where it starts. Aliases are
+/// composed as the node they name, so a tree holds only these three.
+public enum YAMLNode: Sendable {
+    case scalar(Scalar)
+    case sequence(Sequence)
+    case mapping(Mapping)
+
+    /// A scalar's text as written (quotes and escapes resolved) and its resolved tag.
+    public struct Scalar: Sendable {
+        public let string: String
+        public let tag: YAMLTag
+        public let mark: YAMLMark
+
+        public init(_ string: String, tag: YAMLTag, mark: YAMLMark) {
+            self.string = string
+            self.tag = tag
+            self.mark = mark
+        }
+    }
+
+    /// A list's items, in order.
+    public struct Sequence: RandomAccessCollection, Sendable {
+        public let items: [YAMLNode]
+        public let tag: YAMLTag
+        public let mark: YAMLMark
+
+        public init(_ items: [YAMLNode], tag: YAMLTag = .sequence, mark: YAMLMark) {
+            self.items = items
+            self.tag = tag
+            self.mark = mark
+        }
+
+        public var startIndex: Int { items.startIndex }
+        public var endIndex: Int { items.endIndex }
+        public subscript(position: Int) -> YAMLNode { items[position] }
+    }
+
+    /// A mapping's pairs, in the order the text writes them.
+    public struct Mapping: RandomAccessCollection, Sendable {
+        public typealias Pair = (key: YAMLNode, value: YAMLNode)
+        public let pairs: [Pair]
+        public let tag: YAMLTag
+        public let mark: YAMLMark
+
+        public init(_ pairs: [Pair], tag: YAMLTag = .mapping, mark: YAMLMark) {
+            self.pairs = pairs
+            self.tag = tag
+            self.mark = mark
+        }
+
+        public var startIndex: Int { pairs.startIndex }
+        public var endIndex: Int { pairs.endIndex }
+        public subscript(position: Int) -> Pair { pairs[position] }
+    }
+
+    public var mark: YAMLMark {
+        switch self {
+        case .scalar(let scalar): scalar.mark
+        case .sequence(let sequence): sequence.mark
+        case .mapping(let mapping): mapping.mark
+        }
+    }
+
+    public var tag: YAMLTag {
+        switch self {
+        case .scalar(let scalar): scalar.tag
+        case .sequence(let sequence): sequence.tag
+        case .mapping(let mapping): mapping.tag
+        }
+    }
+}
