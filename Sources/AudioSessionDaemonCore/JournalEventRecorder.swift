@@ -16,6 +16,8 @@ package struct JournalEventRecorder: Sendable {
     package private(set) var states: [SessionID: JournalSessionState] = [:]
     package private(set) var timers: [TimerID: Int] = [:]
 
+    package init() {}
+
     /// Notes an event the engine handled and its outcome; `engine` is as the event left it.
     package mutating func note(
         _ event: PolicyEvent,

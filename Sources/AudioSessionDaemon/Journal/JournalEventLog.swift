@@ -60,17 +60,22 @@ struct JournalEventLog: Sendable {
     /// Appends records; true when the file is full and should be rotated.
     mutating func append(_ records: [JournalRecord]) -> Bool {
         guard !records.isEmpty else { return false }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
         var data = Data()
         for record in records {
-            guard let line = try? encoder.encode(record) else { continue }
-            data.append(line)
+            // An event's line by hand (`JournalRecordJSON`), the rare records by the encoder, alike.
+            guard let line = JournalRecordJSON.encode(record) ?? Self.encoded(record) else { continue }
+            data.append(contentsOf: line)
             data.append(UInt8(ascii: "\n"))
             if record.kind == .event { count += 1 }
         }
         write(data)
         return count >= eventsPerFile
+    }
+
+    private static func encoded(_ record: JournalRecord) -> [UInt8]? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(record)).map(Array.init)
     }
 
     /// Starts a new file with `checkpoint`; the current one becomes the older one.
