@@ -86,7 +86,7 @@ import Testing
         ("", nil),
     ] as [(String, Int32?)])
     func theParentIsReadPastTheCommandName(stat: String, parent: Int32?) {
-        #expect(ProcessLine.parentID(inStat: stat) == parent)
+        #expect(ProcessLine.parentID(inStat: Array(stat.utf8)) == parent)
     }
 
     @Test func theProcessLineStopsAtProcessOneAtAMissingProcessAndAtALoop() throws {

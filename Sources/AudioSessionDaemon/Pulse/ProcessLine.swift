@@ -40,10 +40,6 @@ enum ProcessLine {
 
     /// The parent's ID from a /proc/PID/stat line: `pid (comm) state ppid ...`. The command name may hold
     /// spaces and parentheses, so the fields are counted from the last ')'.
-    static func parentID(inStat stat: String) -> Int32? {
-        parentID(inStat: Array(stat.utf8))
-    }
-
     static func parentID<Bytes: BidirectionalCollection<UInt8>>(inStat stat: Bytes) -> Int32? {
         guard let close = stat.lastIndex(of: UInt8(ascii: ")")) else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: UInt8(ascii: " "))

@@ -336,11 +336,14 @@ extension StateFiles {
     /// `load`, also refusing another format version (checked first, so that a newer file is not taken for a
     /// corrupt one).
     static func loadContent<Value: StateFileContent>(_ type: Value.Type, from path: String, logger: Logger) -> Value? {
-        load(type, from: path, logger: logger) { data in
-            let version = try JSONDecoder().decode(VersionProbe.self, from: data).version
-            return version == Value.formatVersion
-                ? nil : "format version \(version), this daemon reads \(Value.formatVersion)"
-        }
+        load(type, from: path, logger: logger) { try versionProblem(of: $0, for: type) }
+    }
+
+    /// Why `data` is not of `type`'s format version (nil when it is); throws when it has no version at all.
+    static func versionProblem<Value: StateFileContent>(of data: Data, for type: Value.Type) throws -> String? {
+        let version = try JSONDecoder().decode(VersionProbe.self, from: data).version
+        return version == Value.formatVersion
+            ? nil : "format version \(version), this daemon reads \(Value.formatVersion)"
     }
 }
 
@@ -359,15 +362,15 @@ extension StateFiles {
         }
         let problem: String
         do {
-            let version = try JSONDecoder().decode(VersionProbe.self, from: data).version
-            if version == Value.formatVersion {
+            if let wrong = try versionProblem(of: data, for: type) {
+                problem = wrong
+            } else {
                 let value = try JSONDecoder().decode(type, from: data)
                 logger.notice(
                     "state file \(temporary) was written but not renamed when the daemon stopped: it is the newest, used"
                 )
                 return value
             }
-            problem = "format version \(version), this daemon reads \(Value.formatVersion)"
         } catch let error as DecodingError {
             problem = describe(error, size: data.count)
         } catch {
