@@ -140,13 +140,15 @@ private func reportMemory(_ results: Results) {
     ])
     table.add([
         "\(results.sessions) sessions", mb(results.loaded?.resident), mb(results.loaded?.anonymous), mb(results.loaded?.file),
-        "<= 40 MB", verdict(results.loaded.map { megabytes($0.resident) <= 40 }),
+        "<= 30 MB", verdict(results.loaded.map { megabytes($0.resident) <= 30 }),
     ])
     if let idle = results.idle, let connected = results.connected, let loaded = results.loaded, results.sessions > 0 {
         let count = Double(results.sessions)
+        let perConnection = Double(connected.resident - idle.resident) / 1024 / count
         table.add([
-            "per connection", String(format: "%.1f KB", Double(connected.resident - idle.resident) / 1024 / count),
-            String(format: "%.1f KB", Double(connected.anonymous - idle.anonymous) / 1024 / count), "", "", "",
+            "per connection", String(format: "%.1f KB", perConnection),
+            String(format: "%.1f KB", Double(connected.anonymous - idle.anonymous) / 1024 / count), "", "<= 4 KB",
+            verdict(perConnection <= 4),
         ])
         table.add([
             "per session on top", String(format: "%.1f KB", Double(loaded.resident - connected.resident) / 1024 / count),
@@ -158,7 +160,7 @@ private func reportMemory(_ results: Results) {
     print("   limit \(results.fileLimit), raised to the hard limit and inherited by the daemon)")
     table = Table(header: ["", "figure", "target", ""])
     let startup = median(results.startup)
-    table.add(["start-up, median of \(results.startup.count)", ms(startup), "<= 100 ms", verdict(startup.map { $0 <= 100 })])
+    table.add(["start-up, median of \(results.startup.count)", ms(startup), "<= 50 ms", verdict(startup.map { $0 <= 50 })])
     table.add(["start-up, slowest", ms(results.startup.max()), "", ""])
     print(table.render())
 }
