@@ -2,8 +2,9 @@ import AudioSessionProtocol
 import NIOCore
 import Locking
 
-/// One connection's outbox and its budget (`ConnectionBudget`): the policy loop puts messages in, the
-/// connection's writer takes them out as lines, and its reader waits here for room before it takes a request.
+/// One connection's outbox and its budget (`ConnectionBudget`): the policy loop puts messages in, and the
+/// connection's handler (`ControlConnectionHandler`, on the channel's event loop) takes them out as lines and asks here
+/// whether a request may be taken. Each change that gives the handler something to do calls `wake`.
 ///
 /// Only the latest status matters to a `watch` (and to `run`): a status event still waiting to be written is
 /// replaced by a newer one, so a reader that falls behind on statuses gets the newest when it catches up and is
@@ -21,58 +22,33 @@ final class ConnectionFlow: ClientOutbox {
     /// take, so that a flood of short lines is bounded as tightly as a few long ones.
     static let smallestRequestCost = 1024
 
+    /// What a request may do now.
+    enum Admission {
+        /// Taken: it is counted until its reply is written.
+        case taken
+        /// Not yet: the budget has no room until replies are written.
+        case wait
+        /// The connection is over.
+        case ended
+    }
+
     private struct State {
         var budget = ConnectionBudget()
         /// The lines queued and not yet taken by the writer, oldest first.
-        var pending = CircularBuffer<Line>()
-        /// No more lines: the writer ends once it has taken the pending ones.
+        var pending = CircularBuffer<Line>(initialCapacity: 4)
+        /// No more lines: the connection ends once the pending ones are written.
         var finished = false
-        /// The writer's task is cancelled: it takes nothing more.
-        var stopped = false
-        /// The writer, waiting for a line.
-        var writer: CheckedContinuation<Line?, Never>?
-        /// The reader, waiting for room for a request of this many bytes.
-        var reader: (bytes: Int, continuation: CheckedContinuation<Void, Never>)?
-        /// The reader, waiting until every reply is written.
-        var drain: CheckedContinuation<Void, Never>?
-
-        /// The waiters that may go on now, taken out of the state.
-        mutating func wakeable() -> [CheckedContinuation<Void, Never>] {
-            var ready: [CheckedContinuation<Void, Never>] = []
-            if let reader, budget.ended || budget.hasRoom(forRequest: reader.bytes) {
-                ready.append(reader.continuation)
-                self.reader = nil
-            }
-            if let drain, budget.ended || (budget.inputEnded && budget.drained) {
-                ready.append(drain)
-                self.drain = nil
-            }
-            return ready
-        }
-
-        /// The writer with what it is to get now (a line, or nil for the end), if it waits and may go on.
-        mutating func wakeableWriter() -> (CheckedContinuation<Line?, Never>, Line?)? {
-            guard let writer else { return nil }
-            if stopped {
-                self.writer = nil
-                return (writer, nil)
-            }
-            if let line = pending.popFirst() {
-                self.writer = nil
-                return (writer, line)
-            }
-            guard finished else { return nil }
-            self.writer = nil
-            return (writer, nil)
-        }
     }
 
     private let state = Locked(State())
     /// Called once, outside the lock, when the client is past `ConnectionBudget.unsentLimit`.
     private let overflowed: @Sendable (_ unsentBytes: Int) -> Void
+    /// Called, from any thread and outside the lock, when the handler has something new to do.
+    private let wake: @Sendable () -> Void
 
-    init(overflowed: @escaping @Sendable (_ unsentBytes: Int) -> Void) {
+    init(overflowed: @escaping @Sendable (_ unsentBytes: Int) -> Void, wake: @escaping @Sendable () -> Void) {
         self.overflowed = overflowed
+        self.wake = wake
     }
 
     /// Called by the policy loop (through `Outboxes`): encodes the message and queues it (in place of a status
@@ -84,7 +60,7 @@ final class ConnectionFlow: ClientOutbox {
             case .event(let event): event.event == .status ? .status : .event
             }
         let line = Line(bytes: ByteBuffer(string: LineCoding.encode(message) + "\n"), kind: kind)
-        let (decision, writer, ready) = state.withLock { state in
+        let decision = state.withLock { state in
             if kind == .status, !state.budget.ended, let older = state.pending.firstIndex(where: { $0.kind == .status }) {
                 state.budget.withdraw(bytes: state.pending.remove(at: older).bytes.readableBytes)
             }
@@ -94,96 +70,61 @@ final class ConnectionFlow: ClientOutbox {
             case .drop: break
             case .overflow: state.finished = true
             }
-            return (decision, state.wakeableWriter(), state.wakeable())
+            return decision
         }
-        if let (waiting, next) = writer { waiting.resume(returning: next) }
-        for waiter in ready { waiter.resume() }
-        if case .overflow(let unsentBytes) = decision { overflowed(unsentBytes) }
+        switch decision {
+        case .queue: wake()
+        case .drop: break
+        case .overflow(let unsentBytes): overflowed(unsentBytes)
+        }
     }
 
     func finish() {
-        let writer = state.withLock { state in
-            state.finished = true
-            return state.wakeableWriter()
-        }
-        if let (waiting, next) = writer { waiting.resume(returning: next) }
+        state.withLock { $0.finished = true }
+        wake()
     }
 
-    /// The writer's next line, in order, waiting for one; nil once the connection has no more, or the writer's
-    /// task is cancelled.
-    func nextLine() async -> Line? {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let writer = state.withLock { state in
-                    state.writer = continuation
-                    if Task.isCancelled { state.stopped = true }
-                    return state.wakeableWriter()
-                }
-                if let (waiting, next) = writer { waiting.resume(returning: next) }
-            }
-        } onCancel: {
-            let writer = state.withLock { state in
-                state.stopped = true
-                return state.wakeableWriter()
-            }
-            if let (waiting, next) = writer { waiting.resume(returning: next) }
-        }
+    /// The writer's next line, in order; nil when none waits.
+    func nextLine() -> Line? {
+        state.withLock { $0.budget.ended ? nil : $0.pending.popFirst() }
     }
 
-    /// Waits until a request of `bytes` (at least `smallestRequestCost`) may be taken, and counts it taken;
-    /// false when the connection is over.
-    func admit(requestOf bytes: Int) async -> Bool {
+    /// Whether a request of `bytes` (at least `smallestRequestCost`) may be taken now; when it is, it is counted.
+    func admit(requestOf bytes: Int) -> Admission {
         let cost = max(bytes, Self.smallestRequestCost)
-        while true {
-            let admitted: Bool? = state.withLock { state in
-                if state.budget.ended { return false }
-                guard state.budget.hasRoom(forRequest: cost) else { return nil }
-                state.budget.take(request: cost)
-                return true
-            }
-            if let admitted { return admitted }
-            await withCheckedContinuation { continuation in
-                let now = state.withLock { state in
-                    if state.budget.ended || state.budget.hasRoom(forRequest: cost) { return true }
-                    state.reader = (cost, continuation)
-                    return false
-                }
-                if now { continuation.resume() }
-            }
+        return state.withLock { state in
+            if state.budget.ended { return .ended }
+            guard state.budget.hasRoom(forRequest: cost) else { return .wait }
+            state.budget.take(request: cost)
+            return .taken
         }
     }
 
     /// A line is in the kernel's socket buffer.
     func written(_ line: Line) {
-        let ready = state.withLock { state in
-            state.budget.written(bytes: line.bytes.readableBytes, isReply: line.isReply)
-            return state.wakeable()
-        }
-        for waiter in ready { waiter.resume() }
+        state.withLock { $0.budget.written(bytes: line.bytes.readableBytes, isReply: line.isReply) }
     }
 
-    /// The client sent its last request: waits until each request it sent has its reply written, or the
-    /// connection is over.
-    func drainAfterLastRequest() async {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state in
-                state.budget.endInput()
-                state.drain = continuation
-                return state.wakeable()
-            }
-            for waiter in ready { waiter.resume() }
+    /// The client sent its last request (it closed its side).
+    func endInput() {
+        state.withLock { $0.budget.endInput() }
+    }
+
+    /// Whether the connection is to be closed now: it is over (ended, or finished with every line written), or
+    /// the client sent its last request and each has its reply written.
+    var isDone: Bool {
+        state.withLock { state in
+            state.budget.ended || (state.finished && state.pending.isEmpty)
+                || (state.budget.inputEnded && state.budget.drained)
         }
     }
 
-    /// The connection is closed (or its writer stopped): nothing more is queued or awaited.
+    /// The connection is closed: nothing more is queued or taken.
     func end() {
-        let (ready, writer) = state.withLock { state in
+        state.withLock { state in
             state.budget.end()
             state.finished = true
             state.pending.removeAll()
-            return (state.wakeable(), state.wakeableWriter())
         }
-        for waiter in ready { waiter.resume() }
-        if let (waiting, next) = writer { waiting.resume(returning: next) }
     }
 }

@@ -21,13 +21,7 @@ final class ControlServer: Service {
     private let listeningSocket: Int32?
     private let mode: Int
     private let group: String?
-    /// Open connections, closed on shutdown so that no client keeps the daemon from exiting; nil once shutdown
-    /// has closed them, so that a connection still being set up then is closed at once instead of kept.
-    private let connections = Locked<[ClientID: any Channel]?>([:])
-    private let inputs: AsyncStream<DaemonInput>.Continuation
-    private let outboxes: Outboxes
-    private let logger: Logger
-    private let nextClient = Atomic<Int>(1)
+    private let shared: Shared
     private let ready: (@Sendable () -> Void)?
 
     init(
@@ -44,11 +38,11 @@ final class ControlServer: Service {
         self.mode = mode
         self.group = group
         self.listeningSocket = listeningSocket
-        self.inputs = inputs
-        self.outboxes = outboxes
-        self.logger = logger
+        self.shared = Shared(inputs: inputs, outboxes: outboxes, logger: logger)
         self.ready = ready
     }
+
+    private var logger: Logger { shared.logger }
 
     func run() async throws {
         let backlog = Self.listenBacklog
@@ -56,19 +50,21 @@ final class ControlServer: Service {
             .serverChannelOption(.backlog, value: backlog)
             // A client that closes its sending side after its requests still reads their replies.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
-        let server: NIOAsyncChannel<NIOAsyncChannel<LineFrame, ByteBuffer>, Never>
+            .childChannelInitializer { [shared] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
+                    try channel.pipeline.syncOperations.addHandler(ControlConnectionHandler(server: shared))
+                }
+            }
+        let server: any Channel
         if let listeningSocket {
             let name = try SystemdListeningSocket.check(listeningSocket)
-            server = try await bootstrap.bind(listeningSocket, childChannelInitializer: Self.lineChannel)
+            server = try await bootstrap.withBoundSocket(listeningSocket).get()
             logger.info("listening on \(name) (passed by systemd)")
         } else {
             try Self.prepareDirectory(for: path, group: group)
             try Self.checkNoDaemonAnswers(at: path, logger: logger)
-            server = try await bootstrap.bind(
-                unixDomainSocketPath: path,
-                cleanupExistingSocketFile: true,
-                childChannelInitializer: Self.lineChannel
-            )
+            server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
             try Self.setPermissions(of: path, mode: mode, group: group)
             logger.info("listening on \(path)")
             if backlog < 512 {
@@ -78,21 +74,19 @@ final class ControlServer: Service {
             }
         }
         ready?()
-        try await withGracefulShutdownHandler {
-            try await withThrowingDiscardingTaskGroup { group in
-                try await server.executeThenClose { connections in
-                    for try await connection in connections {
-                        group.addTask { await self.serve(connection) }
-                    }
-                }
+        // Served until a graceful shutdown, or the task's cancellation (another service failed), closes it all.
+        let stop: @Sendable () -> Void = { [shared] in
+            server.close(promise: nil)
+            shared.closeAll()
+        }
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                try? await server.closeFuture.get()
+            } onGracefulShutdown: {
+                stop()
             }
-        } onGracefulShutdown: {
-            server.channel.close(promise: nil)
-            let open = self.connections.withLock { connections in
-                defer { connections = nil }
-                return Array((connections ?? [:]).values)
-            }
-            for channel in open { channel.close(promise: nil) }
+        } onCancel: {
+            stop()
         }
         if listeningSocket == nil { unlink(path) }
     }
@@ -113,14 +107,6 @@ final class ControlServer: Service {
             )
         }
         logger.notice("\(path) was left by a daemon that did not end cleanly; replacing it")
-    }
-
-    /// A connection reads newline-delimited frames and writes byte buffers.
-    private static func lineChannel(_ channel: any Channel) -> EventLoopFuture<NIOAsyncChannel<LineFrame, ByteBuffer>> {
-        channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
-            return try NIOAsyncChannel<LineFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
-        }
     }
 
     /// The socket's mode (0600 for one user), and its group for a system-wide daemon (0660 and a group).
@@ -156,85 +142,45 @@ final class ControlServer: Service {
         }
     }
 
-    private func serve(_ connection: NIOAsyncChannel<LineFrame, ByteBuffer>) async {
-        let peer: ClientPeer
-        do {
-            peer = try await PeerCredentials.of(connection.channel)
-        } catch {
-            // A client that connects and hangs up at once (a check that the daemon listens) is gone before its
-            // credentials are read: NIO has closed the channel ("file descriptor already closed"). Not a fault.
-            if connection.channel.isActive {
-                logger.warning("refused a connection: its peer's credentials cannot be read: \(error)")
-            } else {
-                logger.debug("a client hung up before it was served")
-            }
-            try? await connection.channel.close()
-            return
-        }
-        let client = ClientID(rawValue: nextClient.add(1, ordering: .relaxed).oldValue)
-        logger.debug("\(client) connected: pid \(peer.processID), uid \(peer.userID), \(peer.processName)")
-        let channel = connection.channel
-        let flow = ConnectionFlow { [logger] unsentBytes in
-            logger.warning(
-                "\(client) (pid \(peer.processID), uid \(peer.userID), \(peer.processName)) disconnected: it has not read \(unsentBytes) bytes of replies and events (at most \(ConnectionBudget.unsentLimit)); its session ends as if it had closed the connection"
-            )
-            channel.close(promise: nil)
-        }
-        channel.closeFuture.whenComplete { _ in flow.end() }
-        outboxes.register(client, flow)
-        let shuttingDown = connections.withLock { connections in
-            connections?[client] = channel
-            return connections == nil
-        }
-        if shuttingDown { channel.close(promise: nil) }
-        inputs.yield(.clientConnected(client, peer))
-        do {
-            try await connection.executeThenClose { inbound, _ in
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    // Each line is in the kernel's socket buffer before the next is written, and before the
-                    // connection is closed.
-                    group.addTask {
-                        defer { flow.end() }
-                        while let line = await flow.nextLine() {
-                            try await channel.writeAndFlush(line.bytes).get()
-                            flow.written(line)
-                        }
-                    }
-                    for try await frame in inbound {
-                        guard let (input, bytes) = self.input(from: frame, of: client) else { continue }
-                        guard await flow.admit(requestOf: bytes) else { break }
-                        self.inputs.yield(input)
-                    }
-                    // The client closed its sending side (or the connection is over): its replies first.
-                    await flow.drainAfterLastRequest()
-                    group.cancelAll()
-                }
-            }
-        } catch {
-            logger.debug("\(client) closed: \(error)")
-        }
-        connections.withLock { _ = $0?.removeValue(forKey: client) }
-        outboxes.remove(client)
-        inputs.yield(.clientDisconnected(client))
-    }
+    /// What every connection's handler shares with the server: the handlers run on NIO's event loops.
+    final class Shared: Sendable {
+        let inputs: AsyncStream<DaemonInput>.Continuation
+        let outboxes: Outboxes
+        let logger: Logger
+        private let nextClient = Atomic<Int>(1)
+        /// Open connections, closed on shutdown so that no client keeps the daemon from exiting; nil once
+        /// shutdown has closed them, so that a connection still being set up then is closed at once.
+        private let connections = Locked<[ClientID: any Channel]?>([:])
 
-    /// The input a line becomes, and its length; nil for a blank line, which is ignored.
-    private func input(from frame: LineFrame, of client: ClientID) -> (DaemonInput, Int)? {
-        switch frame {
-        case .line(let buffer):
-            let bytes = buffer.readableBytesView
-            guard !bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) else { return nil }
-            do {
-                return (.request(client, try Request.decode(line: bytes)), bytes.count)
-            } catch {
-                return (.badRequest(client, error), bytes.count)
+        init(inputs: AsyncStream<DaemonInput>.Continuation, outboxes: Outboxes, logger: Logger) {
+            self.inputs = inputs
+            self.outboxes = outboxes
+            self.logger = logger
+        }
+
+        func newClient() -> ClientID {
+            ClientID(rawValue: nextClient.add(1, ordering: .relaxed).oldValue)
+        }
+
+        /// Keeps an open connection; false when the server is shutting down (the caller closes it).
+        func admit(_ client: ClientID, _ channel: any Channel) -> Bool {
+            connections.withLock { connections in
+                connections?[client] = channel
+                return connections != nil
             }
-        case .oversized(let bytes):
-            let error = ProtocolError(
-                .messageTooLarge,
-                "a message is at most \(Request.maximumLineBytes) bytes; this one is \(bytes)"
-            )
-            return (.badRequest(client, error), 0)
+        }
+
+        func forget(_ client: ClientID) {
+            connections.withLock { _ = $0?.removeValue(forKey: client) }
+        }
+
+        /// Closes every open connection, and any that opens after.
+        func closeAll() {
+            let open = connections.withLock { connections in
+                defer { connections = nil }
+                return Array((connections ?? [:]).values)
+            }
+            for channel in open { channel.close(promise: nil) }
         }
     }
 }

@@ -9,20 +9,24 @@ import Glibc
 /// Who is at the other end of a Unix socket connection, as the kernel says (SO_PEERCRED): the caller cannot
 /// claim to be someone else.
 enum PeerCredentials {
-    static func of(_ channel: any Channel) async throws -> ClientPeer {
+    static func of(_ channel: any Channel) -> EventLoopFuture<ClientPeer> {
         guard let provider = channel as? any SocketOptionProvider else {
-            throw DaemonError("the control socket's channel gives no access to its socket options")
+            return channel.eventLoop.makeFailedFuture(
+                DaemonError("the control socket's channel gives no access to its socket options")
+            )
         }
-        let credentials: KernelPeerCredentials = try await provider.unsafeGetSocketOption(
+        let credentials: EventLoopFuture<KernelPeerCredentials> = provider.unsafeGetSocketOption(
             level: SocketOptionLevel(SOL_SOCKET),
             name: SocketOptionName(SO_PEERCRED)
-        ).get()
-        return ClientPeer(
-            processID: credentials.pid,
-            userID: credentials.uid,
-            processName: processName(of: credentials.pid),
-            executable: ExecutableFile.of(processID: credentials.pid)
         )
+        return credentials.map { credentials in
+            ClientPeer(
+                processID: credentials.pid,
+                userID: credentials.uid,
+                processName: processName(of: credentials.pid),
+                executable: ExecutableFile.of(processID: credentials.pid)
+            )
+        }
     }
 
     /// The name the kernel has for a process (`/proc/PID/comm`), for naming its session.
