@@ -24,11 +24,7 @@ extension StrictYAML {
             )
         }
         if let offset = firstInvalidUTF8Offset(in: bytes) {
-            let before = bytes[..<offset]
-            let line = before.count { $0 == UInt8(ascii: "\n") } + 1
-            let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
-            // Columns count characters, as the YAML parser's do; the valid text before the byte decodes cleanly.
-            let column = String(decoding: bytes[lineStart..<offset], as: UTF8.self).unicodeScalars.count + 1
+            let (line, column) = place(ofByte: offset, in: bytes)
             let byte = String(bytes[offset], radix: 16, uppercase: true)
             throw ConfigurationIssue(
                 file: path,
@@ -139,7 +135,7 @@ extension StrictYAML {
             let started = context.map { " (\($0.text) from line \($0.mark.line), column \($0.mark.column))" } ?? ""
             return syntaxIssue(at(mark.line, mark.column), "invalid YAML: \(problem)\(started)")
         case .unreadable(let problem, let byteOffset):
-            let (line, column) = Self.lineAndColumn(ofByteOffset: byteOffset, in: text)
+            let (line, column) = Self.place(ofByte: byteOffset, in: text.utf8)
             return syntaxIssue(at(line, column), "unreadable text: \(problem)")
         case .duplicateKey(let key, let first):
             let duplicate = DuplicateKey(key: key, first: first, text: text)
@@ -157,25 +153,13 @@ extension StrictYAML {
         SourceLocation(file: file, line: max(line, 1), column: max(column, 1))
     }
 
-    /// The line and column of the character at `offset` bytes into `text` (the parser's reader counts bytes).
-    static func lineAndColumn(ofByteOffset offset: Int, in text: String) -> (Int, Int) {
-        let utf8 = text.utf8
-        guard let index = utf8.index(utf8.startIndex, offsetBy: offset, limitedBy: utf8.endIndex) else { return (1, 1) }
-        let characters = text.distance(from: text.startIndex, to: index.samePosition(in: text) ?? index)
-        return lineAndColumn(ofCharacterOffset: characters, in: text)
-    }
-
-    static func lineAndColumn(ofCharacterOffset offset: Int, in text: String) -> (Int, Int) {
-        var line = 1
-        var column = 1
-        for character in text.prefix(offset) {
-            if character.isNewline {
-                line += 1
-                column = 1
-            } else {
-                column += 1
-            }
-        }
-        return (line, column)
+    /// The line and column of the byte at `offset` (the reader's problems, and a byte that is not UTF-8, are
+    /// reported by their byte offset): lines end at a newline, columns count characters as the YAML parser's
+    /// do (Unicode scalars; the text before the byte decodes cleanly).
+    static func place(ofByte offset: Int, in bytes: some BidirectionalCollection<UInt8>) -> (line: Int, column: Int) {
+        let before = bytes.prefix(max(offset, 0))
+        let line = before.count { $0 == UInt8(ascii: "\n") } + 1
+        let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { before.index(after: $0) } ?? before.startIndex
+        return (line, String(decoding: before[lineStart...], as: UTF8.self).unicodeScalars.count + 1)
     }
 }

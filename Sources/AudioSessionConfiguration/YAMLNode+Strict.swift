@@ -292,7 +292,7 @@ package struct StrictMapping {
 
 extension YAMLNode {
     /// `{}` at `mark`: what a key with nothing after it stands for where a mapping is due.
-    package static func emptyMapping(at mark: YAMLMark) -> YAMLNode { .mapping(.init([], mark: mark)) }
+    package static func emptyMapping(at mark: YAMLMark) -> YAMLNode { .mapping(.init([], tag: .mapping, mark: mark)) }
 
     /// YAML's null: `~`, `null`, or nothing at all after the colon.
     package var isNull: Bool {

@@ -15,9 +15,13 @@ extension StringProtocol {
         return parent.isEmpty ? "/" : String(parent)
     }
 
-    /// The text without white space (newlines included) at either end.
+    /// The text without white space (newlines included) at either end (as the test support's helper of the
+    /// same name, which the daemon does not import).
     package var trimmingWhitespace: String {
-        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+        var characters = Substring(self)
+        while characters.first?.isWhitespace == true { characters.removeFirst() }
+        while characters.last?.isWhitespace == true { characters.removeLast() }
+        return String(characters)
     }
 }
 

@@ -186,7 +186,7 @@ struct JournalExporter {
         }
         let before = stepCount
         advanceClock(to: record, firing: event.type == "timerFired" ? event.timer : nil)
-        steps.comment("\(Self.clockTime(record.time)) \(describe(event))", indent: "  ")
+        steps.comment("\(UTCTime.clock(record.time)) \(describe(event))", indent: "  ")
         emitSteps(for: event, error: record.error)
         for timer in record.timersStarted ?? [] { due[timer.timer] = now + timer.milliseconds }
         for timer in record.timersCancelled ?? [] { due[timer] = nil }
@@ -317,7 +317,7 @@ struct JournalExporter {
             break
         case "configurationChanged":
             let text =
-                "the configuration was reloaded at \(Self.clockTime(lastTime)); a scenario cannot change it: the replay goes on with the one before (export with --since after the reload)"
+                "the configuration was reloaded at \(UTCTime.clock(lastTime)); a scenario cannot change it: the replay goes on with the one before (export with --since after the reload)"
             warnings.append(text)
             steps.comment("LIMIT: " + text, indent: "  ")
         default:
@@ -384,20 +384,20 @@ struct JournalExporter {
         if checking && (!changed.isEmpty || !notifications.isEmpty) { expect() }
         if origin.kind == .checkpoint {
             warnings.append(
-                "the export starts at a checkpoint (\(Self.clockTime(origin.time))), not at the daemon's start: the sessions there are brought up approximately (their interruptions and pending timers are not)"
+                "the export starts at a checkpoint (\(UTCTime.clock(origin.time))), not at the daemon's start: the sessions there are brought up approximately (their interruptions and pending timers are not)"
             )
         }
         var file = Text()
         let first = events.first?.time ?? origin.time
         let last = events.last?.time ?? origin.time
         file.comment(
-            "Exported by `audiosessionctl journal export` from \(source): \(events.count) engine events, \(Self.isoTime(first)) to \(Self.isoTime(last))."
+            "Exported by `audiosessionctl journal export` from \(source): \(events.count) engine events, \(UTCTime.iso8601(first)) to \(UTCTime.iso8601(last))."
         )
         file.comment(
             "Replay: audiosessionctl replay FILE. Each expect is what the daemon produced; a replay that differs fails."
         )
         for warning in warnings { file.comment("LIMIT: \(warning)") }
-        file.line("name: \(Text.quoted("journal export \(Self.isoTime(first)) to \(Self.isoTime(last))"))")
+        file.line("name: \(Text.quoted("journal export \(UTCTime.iso8601(first)) to \(UTCTime.iso8601(last))"))")
         if var config = origin.config {
             config.callExemptApps = exemptNames(config.callExemptApps)
             if config.policyConfig != .standard { file.config(config) }
@@ -474,29 +474,5 @@ struct JournalExporter {
         if let port = event.port { parts.append(port.rawValue) }
         if let timer = event.timer { parts.append("timer \(timer)") }
         return parts.joined(separator: " ")
-    }
-
-    /// `HH:mm:ss.SSSZ`, UTC, the milliseconds cut (not rounded) as a clock shows them.
-    static func clockTime(_ time: Double) -> String {
-        let milliseconds = Int((time * 1000).rounded(.down))
-        let ofDay = ((milliseconds % 86_400_000) + 86_400_000) % 86_400_000
-        return "\(padded(ofDay / 3_600_000, 2)):\(padded(ofDay / 60_000 % 60, 2)):\(padded(ofDay / 1000 % 60, 2))."
-            + "\(padded(ofDay % 1000, 3))Z"
-    }
-
-    /// `2026-11-27T21:30:05.123Z`, UTC, the milliseconds cut as in `clockTime`.
-    static func isoTime(_ time: Double) -> String {
-        var seconds = time_t((time * 1000).rounded(.down) / 1000)
-        var fields = tm()
-        gmtime_r(&seconds, &fields)
-        let date =
-            "\(padded(Int(fields.tm_year) + 1900, 4))-\(padded(Int(fields.tm_mon) + 1, 2))-\(padded(Int(fields.tm_mday), 2))"
-        return date + "T" + clockTime(time)
-    }
-
-    /// `value` in decimal, led by zeros to `width` digits.
-    private static func padded(_ value: Int, _ width: Int) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 }

@@ -1,5 +1,6 @@
 import AlsaBackend
 import Foundation
+import Locking
 import Synchronization
 
 /// Records from an ALSA PCM into a WAV file on a thread of its own, through a gain ramp (a muted verdict
@@ -22,7 +23,7 @@ final class CapturePump: TransportPump {
         self.device = PumpDevice(open: open)
         self.limitFrames = limitFrames
         self.reachedEnd = reachedEnd
-        PumpControl.startThread(named: "audiosession-recorder") { [self] in loop() }
+        startThread(named: "audiosession-recorder") { [self] in loop() }
     }
 
     func run() { control.update { $0.running = true } }

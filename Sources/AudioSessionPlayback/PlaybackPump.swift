@@ -1,5 +1,6 @@
 import AlsaBackend
 import Foundation
+import Locking
 
 /// Plays a file to an ALSA PCM on a thread of its own, a period at a time, through a gain ramp. The device is
 /// open only while there is something to play: stopped or at the end, its stream is gone from the sound server
@@ -20,7 +21,7 @@ final class PlaybackPump: TransportPump {
         self.file = file
         self.device = PumpDevice(open: open)
         self.reachedEnd = reachedEnd
-        PumpControl.startThread(named: "audiosession-player") { [self] in loop() }
+        startThread(named: "audiosession-player") { [self] in loop() }
     }
 
     var underruns: Int { device.glitches }

@@ -75,10 +75,4 @@ final class PumpControl: Sendable {
 
     /// Sleeps until woken or a short while has passed (the thread looks at its orders again either way).
     func sleep() { _ = wakeUp.wait(timeout: .now() + .milliseconds(50)) }
-
-    static func startThread(named name: String, _ body: @escaping @Sendable () -> Void) {
-        let thread = Thread(block: body)
-        thread.name = name
-        thread.start()
-    }
 }

@@ -98,7 +98,7 @@ private struct Composition {
     {
         try enter(at: start.mark)
         try count(1, at: start.mark)
-        var pairs: [YAMLNode.Mapping.Pair] = []
+        var pairs: [YAMLNode.Pair] = []
         var values = 1
         while true {
             let event = try events.next()
@@ -114,7 +114,7 @@ private struct Composition {
     }
 
     /// A scalar key written twice (same text, same tag): the least such key, at its first place.
-    private static func checkDuplicates(_ pairs: [YAMLNode.Mapping.Pair]) throws(YAMLSyntaxError) {
+    private static func checkDuplicates(_ pairs: [YAMLNode.Pair]) throws(YAMLSyntaxError) {
         var seen: [String: [(tag: YAMLTag, mark: YAMLMark)]] = [:]
         var duplicate: (key: String, first: YAMLMark)?
         for (key, _) in pairs {

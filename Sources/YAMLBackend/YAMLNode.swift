@@ -33,38 +33,26 @@ public enum YAMLNode: Sendable {
     }
 
     /// A list's items, in order.
-    public struct Sequence: RandomAccessCollection, Sendable {
-        public let items: [YAMLNode]
-        public let tag: YAMLTag
-        public let mark: YAMLMark
-
-        public init(_ items: [YAMLNode], tag: YAMLTag = .sequence, mark: YAMLMark) {
-            self.items = items
-            self.tag = tag
-            self.mark = mark
-        }
-
-        public var startIndex: Int { items.startIndex }
-        public var endIndex: Int { items.endIndex }
-        public subscript(position: Int) -> YAMLNode { items[position] }
-    }
-
+    public typealias Sequence = Contents<YAMLNode>
     /// A mapping's pairs, in the order the text writes them.
-    public struct Mapping: RandomAccessCollection, Sendable {
-        public typealias Pair = (key: YAMLNode, value: YAMLNode)
-        public let pairs: [Pair]
+    public typealias Mapping = Contents<Pair>
+    public typealias Pair = (key: YAMLNode, value: YAMLNode)
+
+    /// A list's or a mapping's elements, with the collection's own tag and place.
+    public struct Contents<Element: Sendable>: RandomAccessCollection, Sendable {
+        public let elements: [Element]
         public let tag: YAMLTag
         public let mark: YAMLMark
 
-        public init(_ pairs: [Pair], tag: YAMLTag = .mapping, mark: YAMLMark) {
-            self.pairs = pairs
+        public init(_ elements: [Element], tag: YAMLTag, mark: YAMLMark) {
+            self.elements = elements
             self.tag = tag
             self.mark = mark
         }
 
-        public var startIndex: Int { pairs.startIndex }
-        public var endIndex: Int { pairs.endIndex }
-        public subscript(position: Int) -> Pair { pairs[position] }
+        public var startIndex: Int { elements.startIndex }
+        public var endIndex: Int { elements.endIndex }
+        public subscript(position: Int) -> Element { elements[position] }
     }
 
     public var mark: YAMLMark {

@@ -16,14 +16,15 @@ import Testing
 /// The event log and `audiosessionctl journal export`: what the daemon decided replays, as a scenario, to the
 /// same decisions; a replay that differs fails.
 @Suite(.timeLimit(.minutes(4))) struct JournalTests {
-    /// The export's times, written without Foundation's formatters (the daemon links only its essentials).
+    /// The export's and `watch`'s times, written without Foundation's formatters (the daemon links only its
+    /// essentials).
     @Test func theExportsTimesAreUTCWithMillisecondsCutNotRounded() {
         // 2026-11-27T21:30:05.1239Z
         let time = 1_795_815_005.1239
-        #expect(JournalExporter.isoTime(time) == "2026-11-27T21:30:05.123Z")
-        #expect(JournalExporter.clockTime(time) == "21:30:05.123Z")
-        #expect(JournalExporter.clockTime(0.999) == "00:00:00.999Z")
-        #expect(JournalExporter.clockTime(86_399.5) == "23:59:59.500Z")
+        #expect(UTCTime.iso8601(time) == "2026-11-27T21:30:05.123Z")
+        #expect(UTCTime.clock(time) == "21:30:05.123Z")
+        #expect(UTCTime.clock(0.999) == "00:00:00.999Z")
+        #expect(UTCTime.clock(86_399.5) == "23:59:59.500Z")
     }
 
     @Test func aDaemonsEventsExportToAScenarioThatReplaysAndATamperedOneFails() throws {

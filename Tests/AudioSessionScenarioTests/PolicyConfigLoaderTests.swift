@@ -325,6 +325,16 @@ import Testing
         #expect(error.description.hasSuffix("\npolicy.yaml: 1 error"))
     }
 
+    /// Text the YAML parser cannot read (a control character) is reported where it is: libyaml gives a byte
+    /// offset, which becomes a line and a column counted in characters ('é' is two bytes, one column).
+    @Test func unreadableTextIsAnErrorAtItsLineAndColumn() throws {
+        let error = try loadError("duckLevel: 0.5\ngraceMs: é\u{7}\n")
+        #expect(error.code == .invalidSyntax)
+        #expect(error.issues.count == 1)
+        #expect(error.issues.first?.location == at(2, 11))
+        #expect(error.issues.first?.message.contains("unreadable text: control characters are not allowed") == true)
+    }
+
     @Test func aFileThatCannotBeReadSaysWhy() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("policy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

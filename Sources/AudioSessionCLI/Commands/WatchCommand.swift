@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioSessionEventLog
 import AudioSessionProtocol
 import Foundation
 
@@ -47,7 +48,7 @@ struct WatchCommand: ControlCommand {
         func show(_ status: StatusBody) {
             // The daemon publishes after every input, changed or not: only a change is written.
             guard status != last else { return }
-            let text = format.text(for: status, after: last, at: Timestamp.iso8601())
+            let text = format.text(for: status, after: last, at: UTCTime.iso8601(Date().timeIntervalSince1970))
             last = status
             guard !text.isEmpty else { return }
             output.write(text)

@@ -86,9 +86,8 @@ final class ControlConnectionHandler: ChannelDuplexHandler, RemovableChannelHand
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !ended, let request = Self.input(from: unwrapInboundIn(data), server: server, client: client) else {
-            return
-        }
+        // Lines come only once the client is registered: reading waits for it (`read(context:)`).
+        guard !ended, let client, let request = Self.input(from: unwrapInboundIn(data), of: client) else { return }
         waiting.append(request)
         pump()
     }
@@ -182,11 +181,7 @@ final class ControlConnectionHandler: ChannelDuplexHandler, RemovableChannelHand
     }
 
     /// The input a line becomes, and its length; nil for a blank line, which is ignored.
-    private static func input(from frame: LineFrame, server: ControlServer.Shared, client: ClientID?)
-        -> (input: DaemonInput, bytes: Int)?
-    {
-        // Lines come only after the credentials (reading waits for them); a client of 0 is never used.
-        let client = client ?? ClientID(rawValue: 0)
+    private static func input(from frame: LineFrame, of client: ClientID) -> (input: DaemonInput, bytes: Int)? {
         switch frame {
         case .line(let buffer):
             let bytes = buffer.readableBytesView
