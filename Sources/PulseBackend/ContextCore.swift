@@ -33,10 +33,15 @@ final class ContextCore: @unchecked Sendable {
     /// after it wait behind it, so that every subscriber sees them in the order they were read.
     var waitingEvents: [WaitingEvent] = []
 
-    /// Starts a mainloop thread and creates an unconnected context named `applicationName`.
-    init(applicationName: String, properties: [String: String], events: EventBroadcaster) throws(PulseError) {
+    /// Starts a mainloop thread (which runs `executor`'s jobs) and creates an unconnected context named `applicationName`.
+    init(
+        applicationName: String,
+        properties: [String: String],
+        events: EventBroadcaster,
+        executor: PulseLoopExecutor
+    ) throws(PulseError) {
         self.events = events
-        mainloop = try ThreadedMainloop()
+        mainloop = try ThreadedMainloop(executor: executor)
         do {
             try mainloop.withLock("pa_context_new_with_proplist") { api throws(PulseError) in
                 let list = try Proplist.make(properties, operation: "pa_context_new_with_proplist")

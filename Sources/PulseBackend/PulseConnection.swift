@@ -18,6 +18,10 @@ public final class PulseConnection: Sendable {
     private let properties: [String: String]
     let broadcaster = EventBroadcaster()
     private let slot = Locked(Slot.idle)
+    /// Runs a task's code on this connection's libpulse thread while it is connected (`PulseLoopExecutor`):
+    /// `withTaskExecutorPreference(connection.executor) { ... }`. Before `connect()` and after `close()`, its jobs
+    /// run on the global executor.
+    public let executor = PulseLoopExecutor()
 
     /// Prepares a connection; nothing happens until `connect()`.
     /// - Parameters:
@@ -48,7 +52,8 @@ public final class PulseConnection: Sendable {
                 let core = try ContextCore(
                     applicationName: applicationName,
                     properties: properties,
-                    events: broadcaster
+                    events: broadcaster,
+                    executor: executor
                 )
                 slot = .open(core)
                 return core

@@ -124,7 +124,9 @@ final class PulseService: Service, StreamEnforcer {
                 try await connection.connect()
                 delay = .milliseconds(100)
                 lossReported = false
-                reason = await serve(connection)
+                // The connection's loop runs on libpulse's thread: an event, a query's answer and a request's
+                // completion resume it there, with no thread woken in between (docs/DAEMON.md, "The hot path").
+                reason = await withTaskExecutorPreference(connection.executor) { await serve(connection) }
             } catch {
                 reason = "\(error)"
             }

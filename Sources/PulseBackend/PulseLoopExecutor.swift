@@ -1,0 +1,120 @@
+internal import CPulse
+import Glibc
+import Locking
+
+/// Runs a task's code on its connection's libpulse thread: `withTaskExecutorPreference(connection.executor) {...}`.
+///
+/// A consumer that answers the server's events with requests (and reads their answers) then does it all on the
+/// thread that reads them, as a single-threaded libpulse client does: an event, a query's answer or a request's
+/// completion resumes the task on the same thread, where a task on the global executor costs a wake-up of one
+/// of its threads each time and a wake-up of libpulse's thread for each request. Jobs run with the mainloop lock
+/// held, between libpulse's own callbacks, so they must not block on anything that waits for libpulse's thread.
+///
+/// Jobs enqueued from other threads wake the loop through an eventfd, never through the mainloop lock: a thread
+/// that holds a lock a job may want can enqueue without waiting for the job. Before the connection is made and
+/// after it is closed, jobs run on the global executor.
+public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
+    private struct Queue {
+        var jobs: [UnownedJob] = []
+        /// The eventfd that wakes the loop; nil while no mainloop runs the jobs.
+        var wakeup: Int32?
+        /// The loop was woken (or is draining) and will find jobs added meanwhile without another wake-up.
+        var woken = false
+    }
+
+    private let queue = Locked(Queue())
+    /// The io event that drains `queue`; only touched with the mainloop lock held.
+    private nonisolated(unsafe) var drainEvent: OpaquePointer?
+
+    init() {}
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        enum Next { case none, wake(Int32), runElsewhere }
+        let next = queue.withLock { queue -> Next in
+            guard let wakeup = queue.wakeup else { return .runElsewhere }
+            queue.jobs.append(job)
+            if queue.woken { return .none }
+            queue.woken = true
+            return .wake(wakeup)
+        }
+        switch next {
+        case .none: break
+        case .wake(let descriptor): _ = eventfd_write(descriptor, 1)
+        case .runElsewhere: globalConcurrentExecutor.enqueue(ExecutorJob(job))
+        }
+    }
+
+    /// Whether the calling thread is running this executor's jobs (libpulse's thread, the mainloop lock held).
+    var isDrainingHere: Bool {
+        pthread_getspecific(Self.drainingKey) == Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    /// Starts running jobs on the mainloop behind `api`. The mainloop lock held.
+    func attach(to api: UnsafeMutablePointer<pa_mainloop_api>) throws(PulseError) {
+        let descriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard descriptor >= 0,
+            let event = api.pointee.io_new(
+                api,
+                descriptor,
+                PA_IO_EVENT_INPUT,
+                Self.drainThunk,
+                Unmanaged.passUnretained(self).toOpaque()
+            )
+        else {
+            if descriptor >= 0 { close(descriptor) }
+            throw PulseError(code: .init(rawValue: Int32(PA_ERR_INTERNAL.rawValue)), operation: "eventfd")
+        }
+        drainEvent = event
+        queue.withLock { queue in
+            queue.wakeup = descriptor
+            // Jobs enqueued before went to the global executor; none wait here.
+            queue.woken = false
+        }
+    }
+
+    /// Stops running jobs on the mainloop behind `api`; the jobs still waiting go to the global executor. The
+    /// mainloop lock held, its thread not in a job (the mainloop is about to stop).
+    func detach(from api: UnsafeMutablePointer<pa_mainloop_api>) {
+        if let drainEvent { api.pointee.io_free(drainEvent) }
+        drainEvent = nil
+        let (descriptor, waiting) = queue.withLock { queue in
+            defer {
+                queue.wakeup = nil
+                queue.jobs = []
+            }
+            return (queue.wakeup, queue.jobs)
+        }
+        if let descriptor { close(descriptor) }
+        for job in waiting { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+    }
+
+    private static let drainThunk: pa_io_event_cb_t = { _, _, descriptor, _, userdata in
+        Unmanaged<PulseLoopExecutor>.fromOpaque(userdata!).takeUnretainedValue().drain(descriptor)
+    }
+
+    /// Runs the waiting jobs, and those they enqueue, in order, until none is left. On libpulse's thread.
+    private func drain(_ descriptor: Int32) {
+        var count: eventfd_t = 0
+        _ = eventfd_read(descriptor, &count)
+        let marker = Unmanaged.passUnretained(self).toOpaque()
+        pthread_setspecific(Self.drainingKey, marker)
+        defer { pthread_setspecific(Self.drainingKey, nil) }
+        while true {
+            let jobs = queue.withLock { queue in
+                if queue.jobs.isEmpty { queue.woken = false }
+                defer { queue.jobs = [] }
+                return queue.jobs
+            }
+            if jobs.isEmpty { return }
+            for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        }
+    }
+
+    /// The thread-specific value that names the executor whose jobs the thread is running.
+    private static let drainingKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+}
