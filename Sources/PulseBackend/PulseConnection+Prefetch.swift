@@ -57,20 +57,26 @@ struct WaitingEvent {
     let prefetch: PrefetchBox?
 }
 
-/// The query of a new stream's info, made on libpulse's thread as its event is read.
+/// The query of a new stream's info, made on libpulse's thread as its event is read; for a playback stream, the
+/// read of module-stream-restore's entries is sent with it, so that both answers come in one round trip (the read
+/// lists every entry whatever the key, and the stream's key is only known from its info).
 ///
-/// Ownership as `OperationBox`'s: `ContextCore.pending` holds it from issue until its answer; its `userdata` is
-/// unretained; libpulse calls back until the final callback, and a connection loss fails it. Every stored var is
-/// touched only with the mainloop lock held.
+/// Ownership as `OperationBox`'s: `ContextCore.pending` holds it from issue until its answers; its `userdata` is
+/// unretained; libpulse calls back until the final callback of each request, and a connection loss fails it.
+/// Every stored var is touched only with the mainloop lock held.
 final class PrefetchBox: PendingOperation, @unchecked Sendable {
     let name: String
     let owner: ObjectIdentifier? = nil
     private unowned let core: ContextCore
     private let requestsBefore: UInt64
     private var gathered: PulsePrefetch.Info?
-    /// The restore key whose saved entry is being read, once the info is in; the entry, when found.
-    private var restoreKey: String?
-    private var restoreEntry: PulseStreamRestoreEntry?
+    /// Set once the info's query has its answer (`gathered`: the info, or nil when it failed).
+    private var infoAnswered = false
+    private var infoFailed = false
+    /// The restore read sent with the info's query, while its answer is still coming.
+    private var restoreReadPending = false
+    /// The read's outcome: its entries (by key), or nil when it failed (no module-stream-restore).
+    private var restoreEntries: [String: PulseStreamRestoreEntry]? = [:]
     /// Set once answered: the info, or nil when the query failed.
     private(set) var isAnswered = false
     private(set) var answer: PulsePrefetch?
@@ -94,6 +100,10 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
         case .sinkInput:
             box = PrefetchBox(name: "pa_context_get_sink_input_info", core: core)
             operation = pa_context_get_sink_input_info(context, index, sinkInputAnswered, box.userdata)
+            if operation != nil, let read = pa_ext_stream_restore_read(context, restoreEntryAnswered, box.userdata) {
+                pa_operation_unref(read)
+                box.restoreReadPending = true
+            }
         case .sourceOutput:
             box = PrefetchBox(name: "pa_context_get_source_output_info", core: core)
             operation = pa_context_get_source_output_info(context, index, sourceOutputAnswered, box.userdata)
@@ -132,49 +142,74 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
         from(userdata).receive(info.map { .client(PulseClient($0.pointee)) }, gone: .client(nil), eol, context)
     }
 
-    /// One callback of the answer: the info, then the end (`eol > 0`); `eol < 0` is an error, "no such entity"
-    /// when the stream is gone. A playback stream with a restore key has its saved entry read next.
+    /// One callback of the info's answer: the info, then the end (`eol > 0`); `eol < 0` is an error, "no such
+    /// entity" when the stream is gone.
     private func receive(_ item: PulsePrefetch.Info?, gone: PulsePrefetch.Info, _ eol: Int32, _ context: OpaquePointer?)
     {
         if let item { gathered = item }
         if eol > 0 {
-            if let context, case .sinkInput(let input?) = gathered,
-                let key = input.properties["module-stream-restore.id"],
-                let operation = pa_ext_stream_restore_read(context, Self.restoreEntryAnswered, userdata)
-            {
-                pa_operation_unref(operation)
-                restoreKey = key
-            } else {
-                finish(gathered ?? gone)
-            }
+            if gathered == nil { gathered = gone }
         } else if eol < 0 {
             let isGone = context.map { pa_context_errno($0) == PulseError.Code.noEntity.rawValue } ?? false
-            finish(isGone ? gone : nil)
+            gathered = isGone ? gone : nil
+            infoFailed = !isGone
+        } else {
+            return
         }
+        infoAnswered = true
+        finishWhenAnswered()
     }
 
     /// module-stream-restore's entries, one per callback, then the end; an error (no such module) leaves the
-    /// entry unread.
+    /// entry unread. Kept by key: the info, answered first, names the one wanted, but the answers' order is the
+    /// server's to keep.
     private static let restoreEntryAnswered: pa_ext_stream_restore_read_cb_t = { _, info, eol, userdata in
         let box = from(userdata)
-        if let info, let key = box.restoreKey, String(optionalCString: info.pointee.name) == key {
-            box.restoreEntry = PulseStreamRestoreEntry(info.pointee)
+        if let info {
+            let entry = PulseStreamRestoreEntry(info.pointee)
+            if box.wants(entry.key) { box.restoreEntries?[entry.key] = entry }
         }
-        if eol != 0 { box.finish(box.gathered, restoreEntryRead: eol > 0) }
+        if eol != 0 {
+            if eol < 0 { box.restoreEntries = nil }
+            box.restoreReadPending = false
+            box.finishWhenAnswered()
+        }
+    }
+
+    /// Whether the entry under `key` may be the stream's: its own once the info is in, any before.
+    private func wants(_ key: String) -> Bool {
+        guard infoAnswered else { return true }
+        return restoreKey == key
+    }
+
+    /// The playback stream's restore key, once its info is in.
+    private var restoreKey: String? {
+        guard case .sinkInput(let input?) = gathered else { return nil }
+        return input.properties["module-stream-restore.id"]
     }
 
     func fail(_ error: PulseError) {
-        finish(nil)
+        restoreReadPending = false
+        restoreEntries = nil
+        if !infoAnswered {
+            infoAnswered = true
+            infoFailed = true
+        }
+        finishWhenAnswered()
     }
 
-    private func finish(_ info: PulsePrefetch.Info?, restoreEntryRead: Bool = false) {
-        guard !isAnswered else { return }
+    /// Hands the answer over once both the info and the restore read sent with it are in. The entry counts as
+    /// read only when the stream has a restore key and the read succeeded.
+    private func finishWhenAnswered() {
+        guard infoAnswered, !restoreReadPending, !isAnswered else { return }
         isAnswered = true
-        answer = info.map {
+        let key = restoreKey
+        let entries = key == nil ? nil : restoreEntries
+        answer = (infoFailed ? nil : gathered).map {
             PulsePrefetch(
                 info: $0,
-                restoreEntry: restoreEntryRead ? restoreEntry : nil,
-                restoreEntryRead: restoreEntryRead,
+                restoreEntry: key.flatMap { entries?[$0] },
+                restoreEntryRead: entries != nil,
                 requestsBefore: requestsBefore
             )
         }
