@@ -1,6 +1,6 @@
 import AudioSessionPolicy
 import AudioSessionProtocol
-import Foundation
+import FoundationEssentials
 import Locking
 
 /// An app's audio session, as `AVAudioSession` presents it, kept by audiosessiond over its control socket.
@@ -24,6 +24,8 @@ public final class AudioSession: Sendable {
 
     /// The one owner of the connection and of everything the session keeps about it (`Owner.swift`).
     let owner: Locked<SessionConnection>
+    /// Which thread holds `owner`, for calls made from callbacks (`Owner.swift`).
+    let ownerThread = OwnerThread()
     /// What callers read without waiting for the owner; only the owner writes it.
     let published: Locked<PublishedState>
     let notificationHub: Broadcaster<AudioSessionNotification>

@@ -1,5 +1,5 @@
-import Foundation
 import Locking
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -10,23 +10,19 @@ import Locking
 /// A caller takes the lock and runs its own call: it writes the request, reads until its reply and handles the
 /// events read meanwhile. Between calls the listener thread waits for the socket, the next connection attempt,
 /// its doorbell or `close()` without the lock, and takes it to do what is due. Whoever holds the lock marks its
-/// thread, so that a call made from a callback run meanwhile (`onVerdict`) runs at once instead of waiting for
+/// thread (`OwnerThread`), so that a call made from a callback run meanwhile (`onVerdict`) runs at once instead of waiting for
 /// the lock its own thread holds.
 extension AudioSession {
-    /// The key under which a thread holding the owner lock keeps the connection for calls made from callbacks.
-    private var ownerKey: String { "AudioSessionClient.owner.\(UInt(bitPattern: ObjectIdentifier(self).hashValue))" }
-
     /// The connection, when this thread holds the owner lock (a call made from inside a callback).
-    var connectionOwnedHere: SessionConnection? { Thread.current.threadDictionary[ownerKey] as? SessionConnection }
+    var connectionOwnedHere: SessionConnection? { ownerThread.connectionHere }
 
     /// Runs `body` holding the owner lock, its thread marked as the owner's.
     private func owning<Value>(_ body: @Sendable (SessionConnection) throws(AudioSessionError) -> Value)
         throws(AudioSessionError) -> Value
     {
         try owner.withLock { connection throws(AudioSessionError) -> sending Value in
-            let key = ownerKey
-            Thread.current.threadDictionary[key] = connection
-            defer { Thread.current.threadDictionary.removeObject(forKey: key) }
+            ownerThread.enter(holding: connection)
+            defer { ownerThread.leave() }
             return try body(connection)
         }
     }
@@ -68,9 +64,7 @@ extension AudioSession {
     }
 
     private func startListener() {
-        let thread = Thread { [self] in listen() }
-        thread.name = "audiosession \(appName)"
-        thread.start()
+        startThread(named: "audiosession \(appName)") { [self] in listen() }
     }
 
     /// The listener thread: waits without the lock, works with it, and ends once the session is closed, closing
@@ -119,4 +113,33 @@ extension AudioSession {
         guard poll(&descriptors, nfds_t(descriptors.count), watch.timeout) > 0 else { return }
         if descriptors[0].revents != 0 { wakeups.drainDoorbell() }
     }
+}
+
+/// Which thread holds a session's owner lock, and the connection it holds: a call made from a callback that thread
+/// runs meanwhile finds it here and runs at once, instead of waiting for the lock its own thread holds.
+final class OwnerThread: @unchecked Sendable {
+    /// The holder's `pthread_self()`; 0 while nobody holds the lock.
+    private let holder = Atomic<UInt>(0)
+    /// Written by the holder as it takes the lock and lets it go, read only by the holder (`connectionHere` reads
+    /// it only on the thread `holder` names): the lock orders one holder's writes before the next one's.
+    private var held: SessionConnection?
+
+    /// The owner lock was taken on this thread, with `connection`.
+    func enter(holding connection: SessionConnection) {
+        held = connection
+        holder.store(Self.thisThread, ordering: .relaxed)
+    }
+
+    /// The owner lock is let go (still held while this runs).
+    func leave() {
+        holder.store(0, ordering: .relaxed)
+        held = nil
+    }
+
+    /// The connection, when this thread holds the owner lock.
+    var connectionHere: SessionConnection? {
+        holder.load(ordering: .relaxed) == Self.thisThread ? held : nil
+    }
+
+    private static var thisThread: UInt { UInt(pthread_self()) }
 }

@@ -1,6 +1,5 @@
 import AudioSessionPolicy
 import AudioSessionProtocol
-import Foundation
 import Locking
 
 #if canImport(Glibc)

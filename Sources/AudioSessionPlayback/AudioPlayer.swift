@@ -1,7 +1,8 @@
 import AlsaBackend
 import AudioSessionClient
 import AudioSessionPolicy
-import Foundation
+import Dispatch
+import FoundationEssentials
 
 /// Plays a WAV or raw PCM file to an ALSA device, obeying its audio session: it pauses when interrupted and
 /// when its headphones go away, resumes after an interruption when the session says it may (always, for an app

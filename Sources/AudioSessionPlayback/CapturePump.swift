@@ -1,5 +1,5 @@
 import AlsaBackend
-import Foundation
+import Dispatch
 import Locking
 import Synchronization
 

@@ -1,5 +1,5 @@
 import AlsaBackend
-import Foundation
+import Dispatch
 import Locking
 
 /// Plays a file to an ALSA PCM on a thread of its own, a period at a time, through a gain ramp. The device is

@@ -1,5 +1,6 @@
 import AlsaBackend
-import Foundation
+import Dispatch
+import Glibc
 import Synchronization
 
 /// What a pump's thread is asked to do, set by the transport and read by the thread between periods. Every
@@ -34,7 +35,7 @@ final class PumpControl: Sendable {
         }
         let deadline = ContinuousClock.now + .seconds(2)
         while orders.withLock({ $0.stopsDone < ticket && !$0.closing }) && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.005)
+            usleep(5_000)
         }
     }
 

@@ -1,6 +1,7 @@
 import AudioSessionClient
 import AudioSessionPolicy
-import Foundation
+import Dispatch
+import Glibc
 import Synchronization
 
 /// The half of a player or recorder that obeys the session: it feeds `TransportRules` the app's play and
@@ -191,7 +192,7 @@ final class SessionTransport: Sendable {
         while ContinuousClock.now < deadline {
             guard let state = session.currentState() else { return }
             if (direction == .output ? state.output.rawValue : state.input.rawValue) == "none" { return }
-            Thread.sleep(forTimeInterval: 0.02)
+            usleep(20_000)
         }
     }
 
