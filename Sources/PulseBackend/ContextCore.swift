@@ -29,6 +29,8 @@ final class ContextCore: @unchecked Sendable {
     /// Whether a new stream's info is asked for as its event is read
     /// (`PulseConnection.listen(prefetchingNewStreams:_:)`).
     var prefetchesNewStreams = false
+    /// Whether a stream's or device's change is asked about too, as it is read (`prefetchingChanges`).
+    var prefetchesChanges = false
     /// Events read and not yet handed over, oldest first: while a new stream's info is on its way, the events
     /// after it wait behind it, so that every subscriber sees them in the order they were read.
     var waitingEvents: [WaitingEvent] = []
@@ -127,7 +129,9 @@ final class ContextCore: @unchecked Sendable {
     /// Hands `event` over, or, when a new stream's info is asked for first or events wait, queues it. The lock
     /// held (libpulse's thread).
     private func read(_ event: PulseEvent) {
-        if let context, prefetchesNewStreams, let prefetch = PrefetchBox.ask(for: event, context: context, core: self) {
+        if let context, prefetchesNewStreams,
+            let prefetch = PrefetchBox.ask(for: event, context: context, core: self, changes: prefetchesChanges)
+        {
             waitingEvents.append(WaitingEvent(event: event, prefetch: prefetch))
         } else if waitingEvents.isEmpty {
             events.yield(event)

@@ -15,6 +15,10 @@ public struct PulsePrefetch: Sendable {
         case sourceOutput(PulseSourceOutput?)
         /// The client (an app's connection, before it opens its streams); nil when it was gone.
         case client(PulseClient?)
+        /// The output device; nil when it was gone.
+        case sink(PulseSink?)
+        /// The input device; nil when it was gone.
+        case source(PulseSource?)
     }
 
     public let info: Info
@@ -32,13 +36,23 @@ extension PulseConnection {
     /// handed over with it when `prefetchingNewStreams` (nil when the query failed), and a playback stream's saved
     /// entry in module-stream-restore with it. The events after such an event wait until its answers are in, so
     /// the order they were read in is kept, for every subscriber of the connection. Call it once connected.
+    ///
+    /// With `prefetchingChanges` too, a stream's or device's change (and a device's appearance) comes with its
+    /// info the same way, asked for as the change was read. For a consumer that queries what changed, as the
+    /// daemon's loop does with the echoes of its own writes: the round trip is made on libpulse's thread, none
+    /// of the consumer's. Every change gets its own query: a query on its way when a change is read need not show
+    /// it (pipewire-pulse may answer from before a change whose event it sent first).
     public func listen(
         prefetchingNewStreams: Bool,
+        prefetchingChanges: Bool = false,
         _ handler: @escaping @Sendable (PulseEvent, PulsePrefetch?) -> Void
     ) {
         broadcaster.listen(handler)
         guard prefetchingNewStreams, let core = try? core("listen") else { return }
-        try? core.mainloop.withLock("listen") { _ in core.prefetchesNewStreams = true }
+        try? core.mainloop.withLock("listen") { _ in
+            core.prefetchesNewStreams = true
+            core.prefetchesChanges = prefetchingChanges
+        }
     }
 
     /// Whether no request was sent on this connection since `prefetch` was asked for: then it shows the stream
@@ -56,6 +70,8 @@ struct WaitingEvent {
     /// The query of the stream the event is about, if it is a new stream's.
     let prefetch: PrefetchBox?
 }
+
+
 
 /// The query of a new stream's info, made on libpulse's thread as its event is read; for a playback stream, the
 /// read of module-stream-restore's entries is sent with it, so that both answers come in one round trip (the read
@@ -88,28 +104,35 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
     }
 
     /// Asks for the info of the stream that `event` says is new, or of the client it says is new or changed (a
-    /// client names its process in a change right after it connects); nil for any other event, or when libpulse
-    /// refused the query. The lock held.
-    static func ask(for event: PulseEvent, context: OpaquePointer, core: ContextCore) -> PrefetchBox? {
-        guard case .changed(let facility, let change, let index) = event,
-            change == .new || (facility == .client && change == .change)
-        else { return nil }
+    /// client names its process in a change right after it connects), and with `changes` of the stream or device
+    /// it says changed (or the device it says is new); nil for any other event, or when libpulse refused the
+    /// query. The lock held.
+    static func ask(for event: PulseEvent, context: OpaquePointer, core: ContextCore, changes: Bool) -> PrefetchBox? {
+        guard case .changed(let facility, let change, let index) = event, change != .remove else { return nil }
         let box: PrefetchBox
         let operation: OpaquePointer?
         switch facility {
-        case .sinkInput:
+        case .sinkInput where change == .new || changes:
             box = PrefetchBox(name: "pa_context_get_sink_input_info", core: core)
             operation = pa_context_get_sink_input_info(context, index, sinkInputAnswered, box.userdata)
-            if operation != nil, let read = pa_ext_stream_restore_read(context, restoreEntryAnswered, box.userdata) {
+            if change == .new, operation != nil,
+                let read = pa_ext_stream_restore_read(context, restoreEntryAnswered, box.userdata)
+            {
                 pa_operation_unref(read)
                 box.restoreReadPending = true
             }
-        case .sourceOutput:
+        case .sourceOutput where change == .new || changes:
             box = PrefetchBox(name: "pa_context_get_source_output_info", core: core)
             operation = pa_context_get_source_output_info(context, index, sourceOutputAnswered, box.userdata)
         case .client:
             box = PrefetchBox(name: "pa_context_get_client_info", core: core)
             operation = pa_context_get_client_info(context, index, clientAnswered, box.userdata)
+        case .sink where changes:
+            box = PrefetchBox(name: "pa_context_get_sink_info_by_index", core: core)
+            operation = pa_context_get_sink_info_by_index(context, index, sinkAnswered, box.userdata)
+        case .source where changes:
+            box = PrefetchBox(name: "pa_context_get_source_info_by_index", core: core)
+            operation = pa_context_get_source_info_by_index(context, index, sourceAnswered, box.userdata)
         default:
             return nil
         }
@@ -140,6 +163,14 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
 
     private static let clientAnswered: pa_client_info_cb_t = { context, info, eol, userdata in
         from(userdata).receive(info.map { .client(PulseClient($0.pointee)) }, gone: .client(nil), eol, context)
+    }
+
+    private static let sinkAnswered: pa_sink_info_cb_t = { context, info, eol, userdata in
+        from(userdata).receive(info.map { .sink(PulseSink($0.pointee)) }, gone: .sink(nil), eol, context)
+    }
+
+    private static let sourceAnswered: pa_source_info_cb_t = { context, info, eol, userdata in
+        from(userdata).receive(info.map { .source(PulseSource($0.pointee)) }, gone: .source(nil), eol, context)
     }
 
     /// One callback of the info's answer: the info, then the end (`eol > 0`); `eol < 0` is an error, "no such

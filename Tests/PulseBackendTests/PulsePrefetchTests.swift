@@ -149,4 +149,33 @@ struct PulsePrefetchTests {
             #expect(!connection.isCurrent(info))
         }
     }
+
+    /// `prefetchingChanges`: each of a stream's changes comes with its info, asked for after it was read, so the
+    /// last change shows the last write.
+    @Test func everyChangeComesWithItsInfoAndTheLastShowsTheLastWrite() async throws {
+        try await withPrivatePulseServer { server in
+            let connection = try await connected(to: server)
+            defer { connection.close() }
+            let music = try await PulsePlaybackStream.open(server: server.server, name: "music", properties: [:])
+            defer { music.close() }
+            let index = music.sinkInputIndex
+            let changes = Locked<[PulsePrefetch?]>([])
+            connection.listen(prefetchingNewStreams: true, prefetchingChanges: true) { event, prefetch in
+                if event == .changed(.sinkInput, .change, index: index) { changes.withLock { $0.append(prefetch) } }
+            }
+            // Another client (the user) turns the music down in twenty steps sent at once: their change events
+            // come in a run.
+            let user = try await connected(to: server, name: "user")
+            defer { user.close() }
+            let steps = (1...20).map { PulseVolume(uniform: PulseVolume.norm - UInt32($0) * 1000, channels: 2) }
+            let errors = await user.apply(steps.map { .sinkInputVolume(index, $0) })
+            #expect(errors.allSatisfy { $0 == nil })
+            try await eventually("the last change handed over shows the last step") {
+                guard case .sinkInput(let input?)? = changes.withLock({ $0.last })??.info else { return false }
+                return input.volume == steps.last
+            }
+            let handedOver = changes.withLock { $0 }
+            #expect(handedOver.allSatisfy { if case .sinkInput? = $0?.info { true } else { false } })
+        }
+    }
 }

@@ -151,12 +151,19 @@ final class PulseService: Service, StreamEnforcer {
         defer { work.withLock { $0 = nil } }
         if shuttingDown.load(ordering: .relaxed) { return "shutting down" }
         // Listen before the inventory, so nothing that happens meanwhile is missed. Events are queued on
-        // libpulse's thread as they are read; a new stream's comes with its info, asked for there and then. A
-        // stream's or device's change that finds one of the same object still queued is dropped: the queued one's
-        // query, made later, shows both (our own writes' echoes come in runs).
-        let waitingChanges = Locked<Set<PulseEvent>>([])
-        connection.listen(prefetchingNewStreams: true) { event, prefetch in
-            if event.isCoalescedChange, !waitingChanges.withLock({ $0.insert(event).inserted }) { return }
+        // libpulse's thread as they are read; a new stream's comes with its info, asked for there and then, and so
+        // does a stream's or device's change. A change that finds one of the same object still queued is not
+        // queued again: its info, asked for after both, replaces the queued one's, and the loop takes it when it
+        // gets there (our own writes' echoes come in runs).
+        let waitingChanges = Locked<[PulseEvent: PulsePrefetch?]>([:])
+        connection.listen(prefetchingNewStreams: true, prefetchingChanges: true) { event, prefetch in
+            if event.isCoalescedChange {
+                let isQueued = waitingChanges.withLock { waiting in
+                    defer { waiting[event] = .some(prefetch) }
+                    return waiting[event] != nil
+                }
+                if isQueued { return }
+            }
             feed.yield(.event(event, prefetch))
         }
         var session = PulseSession(
@@ -169,7 +176,7 @@ final class PulseService: Service, StreamEnforcer {
             journalPath: journalPath,
             serverAddress: server,
             takeVerdicts: { [self] in takeVerdicts() },
-            changeTaken: { event in _ = waitingChanges.withLock { $0.remove(event) } }
+            changeTaken: { event in waitingChanges.withLock { $0.removeValue(forKey: event) ?? nil } }
         )
         defer { session.closeJournal() }
         logger.info("connected to the sound server")
@@ -212,8 +219,8 @@ enum PulseWork: Sendable {
 
 extension PulseEvent {
     /// A playback or record stream's change, or a device's (not its appearance or removal): one still queued
-    /// stands for the next of the same object, since its query is made later. A stream's volume change comes
-    /// with its device's, and our own writes come in runs.
+    /// stands for the next of the same object, whose info it takes. A stream's volume change comes with its
+    /// device's, and our own writes come in runs.
     fileprivate var isCoalescedChange: Bool {
         switch self {
         case .changed(.sinkInput, .change, _), .changed(.sourceOutput, .change, _), .changed(.sink, .change, _),

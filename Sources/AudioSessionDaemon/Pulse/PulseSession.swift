@@ -25,8 +25,9 @@ struct PulseSession {
     var journal: JournalStreamKeeper?
     /// Takes the verdicts the policy handed over since the last `.verdicts` (`PulseService`).
     let takeVerdicts: @Sendable () -> [(StreamOrigin, StreamVerdict)]
-    /// Called with a stream's change event as its query is made: a change after this queues again.
-    let changeTaken: @Sendable (PulseEvent) -> Void
+    /// Called with a stream's or device's change event as the loop takes it: returns the info of the last change
+    /// of that object read meanwhile (it replaced the queued one's); a change after this queues again.
+    let changeTaken: @Sendable (PulseEvent) -> PulsePrefetch?
     /// When the last playback stream report was read: how long after it a moved stream was held, for the log.
     private var reportRead = ContinuousClock.now
     /// While a new playback stream's report is fed: its saved entry in module-stream-restore, read on libpulse's
@@ -49,7 +50,7 @@ struct PulseSession {
         journalPath: String? = nil,
         serverAddress: String? = nil,
         takeVerdicts: @escaping @Sendable () -> [(StreamOrigin, StreamVerdict)],
-        changeTaken: @escaping @Sendable (PulseEvent) -> Void
+        changeTaken: @escaping @Sendable (PulseEvent) -> PulsePrefetch?
     ) {
         self.takeVerdicts = takeVerdicts
         self.changeTaken = changeTaken
@@ -120,14 +121,15 @@ struct PulseSession {
         _ index: UInt32,
         _ prefetch: PulsePrefetch?
     ) async throws {
-        if change == .change { changeTaken(.changed(facility, change, index: index)) }
+        var prefetch = prefetch
+        if change == .change, let latest = changeTaken(.changed(facility, change, index: index)) { prefetch = latest }
         switch (facility, change) {
         case (.sink, .remove): try await feed(.sinkRemoved(index))
         case (.source, .remove): try await feed(.sourceRemoved(index))
         case (.sink, _):
-            if let sink = try await connection.sink(index) { try await feed(report(sink)) }
+            if let sink = try await sink(index, prefetched: prefetch) { try await feed(report(sink)) }
         case (.source, _):
-            if let source = try await connection.source(index) { try await feed(report(source)) }
+            if let source = try await source(index, prefetched: prefetch) { try await feed(report(source)) }
         case (.sinkInput, .remove): try await feed(.streamRemoved(.sinkInput(index)))
         case (.sourceOutput, .remove): try await feed(.streamRemoved(.sourceOutput(index)))
         case (.sinkInput, _):
@@ -173,6 +175,20 @@ struct PulseSession {
             return input
         }
         return try await connection.sinkInput(index)
+    }
+
+    /// An output device, as `sinkInput(_:prefetched:)`.
+    private func sink(_ index: UInt32, prefetched: PulsePrefetch?) async throws -> PulseSink? {
+        if let prefetched, case .sink(let sink) = prefetched.info, connection.isCurrent(prefetched) { return sink }
+        return try await connection.sink(index)
+    }
+
+    /// An input device, as `sinkInput(_:prefetched:)`.
+    private func source(_ index: UInt32, prefetched: PulsePrefetch?) async throws -> PulseSource? {
+        if let prefetched, case .source(let source) = prefetched.info, connection.isCurrent(prefetched) {
+            return source
+        }
+        return try await connection.source(index)
     }
 
     /// A record stream, as `sinkInput(_:prefetched:)`.
