@@ -1,7 +1,7 @@
 internal import CPulse
 
-/// A new stream's or client's info, asked for on libpulse's thread as its `new` event was read, and handed over
-/// with the event (`PulseConnection.listen(prefetchingNewStreams:_:)`). It saves the consumer the round trip of
+/// A new stream's or client's info (or a changed stream's or device's), asked for on libpulse's thread as its
+/// event was read, and handed over with the event (`PulseConnection.listen(prefetchingNewStreams:_:)`). It saves the consumer the round trip of
 /// asking itself: a wake-up of libpulse's thread to send the query and one of the consumer for the answer.
 ///
 /// It shows the stream as it was after every request sent before it, and none sent after: `isCurrent` says
