@@ -35,8 +35,9 @@ struct PulseSession {
     private var prefetchedRestoreEntry: (key: String, prefetch: PulsePrefetch)?
     /// The process line of each client's process, read as the client connected (its info prefetched with the
     /// event): an app connects before it opens its stream, so reading /proc then keeps it off the path from the
-    /// stream's event to the orders that answer it.
-    private var clientLines: [UInt32: (processID: Int32, line: [Int32])] = [:]
+    /// stream's event to the orders that answer it. Read on another thread: this loop runs on libpulse's, which
+    /// meanwhile reads the app's stream event and asks for the stream's info.
+    private var clientLines: [UInt32: (processID: Int32, line: Task<[Int32], Never>)] = [:]
 
     enum Progress { case going, finished }
 
@@ -80,7 +81,7 @@ struct PulseSession {
             try await feed(.journalOpened(written: keeper.written, mayHoldOlderEntries: keeper.mayHoldOlderEntries))
         }
         try await reportDevices()
-        for input in try await connection.sinkInputs() { try await feed(report(input)) }
+        for input in try await connection.sinkInputs() { try await feed(await report(input)) }
         for output in try await connection.sourceOutputs() { try await feed(.streamReported(StreamReport(output))) }
         try await feed(.inventoryTaken)
     }
@@ -138,7 +139,7 @@ struct PulseSession {
                     prefetchedRestoreEntry = (key, prefetch)
                 }
                 defer { prefetchedRestoreEntry = nil }
-                try await feed(report(input))
+                try await feed(await report(input))
             }
         case (.sourceOutput, _):
             if let output = try await sourceOutput(index, prefetched: prefetch) {
@@ -151,7 +152,9 @@ struct PulseSession {
                 let processID = client.properties["application.process.id"].flatMap(Int32.init),
                 clientLines[index]?.processID != processID
             {
-                clientLines[index] = (processID, ProcessLine.of(processID))
+                clientLines[index] = (
+                    processID, Task(executorPreference: globalConcurrentExecutor) { ProcessLine.of(processID) }
+                )
             }
         case (.client, .remove): clientLines[index] = nil
         default: break
@@ -226,20 +229,22 @@ struct PulseSession {
     }
 
     /// A playback stream's report, with its process line (/proc) when it first appears (section 6b).
-    private mutating func report(_ input: PulseSinkInput) -> StreamMachine.Event {
+    private mutating func report(_ input: PulseSinkInput) async -> StreamMachine.Event {
         reportRead = .now
         let report = StreamReport(input)
         guard machine.needsProcessLine(report.origin) else { return .streamReported(report) }
-        let line = input.properties["application.process.id"].flatMap(Int32.init).map {
-            processLine(of: $0, client: input.clientIndex)
+        guard let processID = input.properties["application.process.id"].flatMap(Int32.init) else {
+            return .streamReported(report, processLine: [])
         }
-        return .streamReported(report, processLine: line ?? [])
+        return .streamReported(report, processLine: await processLine(of: processID, client: input.clientIndex))
     }
 
     /// The line read when the stream's client connected, when it is of the process the stream names (an app may
     /// name another); else read now.
-    private func processLine(of processID: Int32, client: UInt32?) -> [Int32] {
-        if let client, let known = clientLines[client], known.processID == processID { return known.line }
+    private func processLine(of processID: Int32, client: UInt32?) async -> [Int32] {
+        if let client, let known = clientLines[client], known.processID == processID {
+            return await known.line.value
+        }
         return ProcessLine.of(processID)
     }
 
