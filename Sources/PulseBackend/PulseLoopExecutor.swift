@@ -30,19 +30,17 @@ public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        enum Next { case none, wake(Int32), runElsewhere }
-        let next = queue.withLock { queue -> Next in
-            guard let wakeup = queue.wakeup else { return .runElsewhere }
+        let queued = queue.withLock { queue -> Bool in
+            guard let wakeup = queue.wakeup else { return false }
             queue.jobs.append(job)
-            if queue.woken { return .none }
-            queue.woken = true
-            return .wake(wakeup)
+            if !queue.woken {
+                queue.woken = true
+                // Under the lock: `detach` closes the descriptor under it, and its number may be reused at once.
+                _ = eventfd_write(wakeup, 1)
+            }
+            return true
         }
-        switch next {
-        case .none: break
-        case .wake(let descriptor): _ = eventfd_write(descriptor, 1)
-        case .runElsewhere: globalConcurrentExecutor.enqueue(ExecutorJob(job))
-        }
+        if !queued { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 
     /// Whether the calling thread is running this executor's jobs (libpulse's thread, the mainloop lock held).
@@ -78,14 +76,12 @@ public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
     func detach(from api: UnsafeMutablePointer<pa_mainloop_api>) {
         if let drainEvent { api.pointee.io_free(drainEvent) }
         drainEvent = nil
-        let (descriptor, waiting) = queue.withLock { queue in
-            defer {
-                queue.wakeup = nil
-                queue.jobs = []
-            }
-            return (queue.wakeup, queue.jobs)
+        let waiting = queue.withLock { queue in
+            if let descriptor = queue.wakeup { close(descriptor) }
+            queue.wakeup = nil
+            defer { queue.jobs = [] }
+            return queue.jobs
         }
-        if let descriptor { close(descriptor) }
         for job in waiting { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 
