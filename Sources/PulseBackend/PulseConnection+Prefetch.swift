@@ -71,8 +71,6 @@ struct WaitingEvent {
     let prefetch: PrefetchBox?
 }
 
-
-
 /// The query of a new stream's info, made on libpulse's thread as its event is read; for a playback stream, the
 /// read of module-stream-restore's entries is sent with it, so that both answers come in one round trip (the read
 /// lists every entry whatever the key, and the stream's key is only known from its info).
