@@ -10,8 +10,8 @@ import Locking
 /// of its threads each time and a wake-up of libpulse's thread for each request. Jobs run with the mainloop lock
 /// held, between libpulse's own callbacks, so they must not block on anything that waits for libpulse's thread.
 ///
-/// Jobs enqueued from other threads wake the loop through an eventfd, never through the mainloop lock: a thread
-/// that holds a lock a job may want can enqueue without waiting for the job. Before the connection is made and
+/// Jobs enqueued from other threads wake the loop through an eventfd, never through the mainloop lock: the
+/// enqueuing thread does not wait for the job or callback that is running. Before the connection is made and
 /// after it is closed, jobs run on the global executor.
 public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
     private struct Queue {
