@@ -10,8 +10,8 @@ import Synchronization
 /// A caller takes the lock and runs its own call: it writes the request, reads until its reply and handles the
 /// events read meanwhile. Between calls the listener thread waits for the socket, the next connection attempt,
 /// its doorbell or `close()` without the lock, and takes it to do what is due. Whoever holds the lock marks its
-/// thread (`OwnerThread`), so that a call made from a callback run meanwhile (`onVerdict`) runs at once instead of waiting for
-/// the lock its own thread holds.
+/// thread (`OwnerThread`), so that a call made from a callback run meanwhile (`onVerdict`) runs at once instead of
+/// waiting for the lock its own thread holds.
 extension AudioSession {
     /// The connection, when this thread holds the owner lock (a call made from inside a callback).
     var connectionOwnedHere: SessionConnection? { ownerThread.connectionHere }

@@ -35,7 +35,8 @@ final class ContextCore: @unchecked Sendable {
     /// after it wait behind it, so that every subscriber sees them in the order they were read.
     var waitingEvents: [WaitingEvent] = []
 
-    /// Starts a mainloop thread (which runs `executor`'s jobs) and creates an unconnected context named `applicationName`.
+    /// Starts a mainloop thread (which runs `executor`'s jobs) and creates an unconnected context named
+    /// `applicationName`.
     init(
         applicationName: String,
         properties: [String: String],

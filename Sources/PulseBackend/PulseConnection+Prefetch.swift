@@ -1,8 +1,9 @@
 internal import CPulse
 
 /// A new stream's or client's info (or a changed stream's or device's), asked for on libpulse's thread as its
-/// event was read, and handed over with the event (`PulseConnection.listen(prefetchingNewStreams:_:)`). It saves the consumer the round trip of
-/// asking itself: a wake-up of libpulse's thread to send the query and one of the consumer for the answer.
+/// event was read, and handed over with the event (`PulseConnection.listen(prefetchingNewStreams:_:)`). It saves
+/// the consumer the round trip of asking itself: a wake-up of libpulse's thread to send the query and one of the
+/// consumer for the answer.
 ///
 /// It shows the stream as it was after every request sent before it, and none sent after: `isCurrent` says
 /// whether any was. A consumer that reads its own writes in what it queries (and takes any other difference for
@@ -86,7 +87,6 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
     private var gathered: PulsePrefetch.Info?
     /// Set once the info's query has its answer (`gathered`: the info, or nil when it failed).
     private var infoAnswered = false
-    private var infoFailed = false
     /// The restore read sent with the info's query, while its answer is still coming.
     private var restoreReadPending = false
     /// The read's outcome: its entries (by key), or nil when it failed (no module-stream-restore).
@@ -181,7 +181,6 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
         } else if eol < 0 {
             let isGone = context.map { pa_context_errno($0) == PulseError.Code.noEntity.rawValue } ?? false
             gathered = isGone ? gone : nil
-            infoFailed = !isGone
         } else {
             return
         }
@@ -222,7 +221,7 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
         restoreEntries = nil
         if !infoAnswered {
             infoAnswered = true
-            infoFailed = true
+            gathered = nil
         }
         finishWhenAnswered()
     }
@@ -234,7 +233,7 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
         isAnswered = true
         let key = restoreKey
         let entries = key == nil ? nil : restoreEntries
-        answer = (infoFailed ? nil : gathered).map {
+        answer = gathered.map {
             PulsePrefetch(
                 info: $0,
                 restoreEntry: key.flatMap { entries?[$0] },

@@ -20,7 +20,8 @@ public final class PulseConnection: Sendable {
     private let slot = Locked(Slot.idle)
     /// Runs a task's code on this connection's libpulse thread while it is connected (`PulseLoopExecutor`):
     /// `withTaskExecutorPreference(connection.executor) { ... }`. Before `connect()` and after `close()`, its jobs
-    /// run on the global executor.
+    /// run on the global executor. A task on it closes the connection only once it has left it (closing stops
+    /// the thread it would be running on).
     public let executor = PulseLoopExecutor()
 
     /// Prepares a connection; nothing happens until `connect()`.

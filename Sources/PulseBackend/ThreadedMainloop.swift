@@ -62,12 +62,13 @@ final class ThreadedMainloop: Sendable {
     }
 
     /// Stops the thread and frees the mainloop; later `withLock` calls throw. Idempotent.
-    /// On the mainloop thread itself (never the case by construction) it does nothing rather than deadlock.
+    /// On the mainloop thread itself (a libpulse callback, or a job of the executor's: a task on it must leave
+    /// it before it closes its connection) it does nothing rather than deadlock.
     func shutDown() {
         gate.withLock { mainloop in
             guard let current = mainloop, pa_threaded_mainloop_in_thread(current) == 0 else { return }
             pa_threaded_mainloop_lock(current)
-            executor.detach(from: pa_threaded_mainloop_get_api(current))
+            executor.detach(from: api)
             pa_threaded_mainloop_unlock(current)
             pa_threaded_mainloop_stop(current)
             pa_threaded_mainloop_free(current)
