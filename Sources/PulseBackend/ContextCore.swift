@@ -23,9 +23,11 @@ final class ContextCore: @unchecked Sendable {
     private var phase = Phase.created
     private var pending: [ObjectIdentifier: any PendingOperation] = [:]
     private var callbackRetain: Unmanaged<ContextCore>?
-    /// How many requests were issued through `perform` and `performAll`: a prefetched info is current while no
-    /// request came after it (`PulsePrefetch`).
+    /// How many requests were issued through `perform` and `performAll`, and how many of them are answered (or
+    /// failed): a prefetched info is current while no request came after it and none was unanswered when it was
+    /// asked for (`PulsePrefetch`).
     var requestsIssued: UInt64 = 0
+    var requestsAnswered: UInt64 = 0
     /// Whether a new stream's info is asked for as its event is read
     /// (`PulseConnection.listen(prefetchingNewStreams:_:)`).
     var prefetchesNewStreams = false

@@ -44,6 +44,7 @@ final class OperationBox<Value: Sendable>: PendingOperation, @unchecked Sendable
         guard let continuation else { return }
         self.continuation = nil
         core.forget(self)
+        core.requestsAnswered &+= 1
         continuation.resume(returning: value)
     }
 
@@ -51,6 +52,7 @@ final class OperationBox<Value: Sendable>: PendingOperation, @unchecked Sendable
         guard let continuation else { return }
         self.continuation = nil
         core.forget(self)
+        core.requestsAnswered &+= 1
         continuation.resume(throwing: error)
     }
 

@@ -152,6 +152,7 @@ final class BatchBox: PendingOperation, @unchecked Sendable {
         guard let continuation else { return }
         self.continuation = nil
         core.forget(self)
+        core.requestsAnswered &+= 1
         continuation.resume(returning: answers.map { $0 ?? nil })
     }
 }

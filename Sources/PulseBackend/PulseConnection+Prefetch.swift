@@ -5,9 +5,11 @@ internal import CPulse
 /// the consumer the round trip of asking itself: a wake-up of libpulse's thread to send the query and one of the
 /// consumer for the answer.
 ///
-/// It shows the stream as it was after every request sent before it, and none sent after: `isCurrent` says
-/// whether any was. A consumer that reads its own writes in what it queries (and takes any other difference for
-/// someone else's change) uses it only while it is current, and asks anew otherwise.
+/// It shows the stream as it was after every request answered before it was asked for, and none sent after:
+/// `isCurrent` says whether it still does. A request sent before it but answered after need not show in it:
+/// pipewire-pulse may answer a query sent while a volume write is on its way from the values before the write.
+/// A consumer that reads its own writes in what it queries (and takes any other difference for someone else's
+/// change) uses it only while it is current, and asks anew otherwise.
 public struct PulsePrefetch: Sendable {
     public enum Info: Sendable {
         /// The playback stream; nil when it was gone by the time the server answered.
@@ -28,8 +30,8 @@ public struct PulsePrefetch: Sendable {
     /// the read failed (no module-stream-restore on the server).
     public let restoreEntry: PulseStreamRestoreEntry?
     public let restoreEntryRead: Bool
-    /// `ContextCore.requestsIssued` when it was asked for.
-    let requestsBefore: UInt64
+    /// `ContextCore.requestsIssued` when it was asked for; nil when one of them was still unanswered then.
+    let requestsBefore: UInt64?
 }
 
 extension PulseConnection {
@@ -56,8 +58,9 @@ extension PulseConnection {
         }
     }
 
-    /// Whether no request was sent on this connection since `prefetch` was asked for: then it shows the stream
-    /// as a query made now would, as far as this connection's own requests go.
+    /// Whether every request sent on this connection before `prefetch` was asked for had its answer by then,
+    /// and none was sent since: then it shows the stream as a query made now would, as far as this connection's
+    /// own requests go.
     public func isCurrent(_ prefetch: PulsePrefetch) -> Bool {
         guard let core = try? core("isCurrent") else { return false }
         return (try? core.mainloop.withLock("isCurrent") { _ in core.requestsIssued == prefetch.requestsBefore })
@@ -83,7 +86,7 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
     let name: String
     let owner: ObjectIdentifier? = nil
     private unowned let core: ContextCore
-    private let requestsBefore: UInt64
+    private let requestsBefore: UInt64?
     private var gathered: PulsePrefetch.Info?
     /// Set once the info's query has its answer (`gathered`: the info, or nil when it failed).
     private var infoAnswered = false
@@ -98,7 +101,7 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
     private init(name: String, core: ContextCore) {
         self.name = name
         self.core = core
-        self.requestsBefore = core.requestsIssued
+        self.requestsBefore = core.requestsAnswered == core.requestsIssued ? core.requestsIssued : nil
     }
 
     /// Asks for the info of the stream that `event` says is new, or of the client it says is new or changed (a

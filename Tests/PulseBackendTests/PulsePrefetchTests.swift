@@ -150,6 +150,49 @@ struct PulsePrefetchTests {
         }
     }
 
+    /// A change read while a request of our own is unanswered: its info, asked for after the request was sent,
+    /// need not show it (pipewire-pulse may answer it from the values before the request), so it is never
+    /// current, even once the request is answered.
+    @Test func aPrefetchAskedWhileOurOwnRequestIsUnansweredIsNeverCurrent() async throws {
+        try await withPrivatePulseServer { server in
+            let connection = try await connected(to: server)
+            defer { connection.close() }
+            let music = try await PulsePlaybackStream.open(server: server.server, name: "music", properties: [:])
+            defer { music.close() }
+            let index = music.sinkInputIndex
+            let changes = Locked<[PulsePrefetch]>([])
+            connection.listen(prefetchingNewStreams: true, prefetchingChanges: true) { event, prefetch in
+                if event == .changed(.sinkInput, .change, index: index), let prefetch {
+                    changes.withLock { $0.append(prefetch) }
+                }
+            }
+            let user = try await connected(to: server, name: "user")
+            defer { user.close() }
+            let userVolume = PulseVolume(uniform: PulseVolume.norm / 2, channels: 2)
+            // On libpulse's thread, which reads nothing meanwhile: the user's change is made (its event is sent to
+            // us before the answer to any request of ours sent after it), then our own write is sent. The change
+            // is read after that, while the write waits for its answer.
+            await withTaskExecutorPreference(connection.executor) {
+                let userChanged = Locked(false)
+                Task {
+                    _ = await user.apply([.sinkInputVolume(index, userVolume)])
+                    userChanged.withLock { $0 = true }
+                }
+                while !userChanged.withLock({ $0 }) { usleep(1000) }
+                _ = await connection.apply([.sinkInputMute(index, true)])
+            }
+            func showsTheUsersChange(_ prefetch: PulsePrefetch) -> Bool {
+                guard case .sinkInput(let input?) = prefetch.info else { return false }
+                return input.volume == userVolume
+            }
+            try await eventually("the user's change handed over") {
+                changes.withLock { $0.contains(where: showsTheUsersChange) }
+            }
+            let prefetch = try #require(changes.withLock { $0.first(where: showsTheUsersChange) })
+            #expect(!connection.isCurrent(prefetch))
+        }
+    }
+
     /// `prefetchingChanges`: each of a stream's changes comes with its info, asked for after it was read, so the
     /// last change shows the last write.
     @Test func everyChangeComesWithItsInfoAndTheLastShowsTheLastWrite() async throws {
