@@ -37,8 +37,8 @@ import Testing
         try await eventually("the prompt's stream is gone") { try await rig.observer.sinkInputs().count == 20 }
         let fresh = rig.server.directory + "/state-after-crash"
         try FileManager.default.createDirectory(atPath: fresh, withIntermediateDirectories: true)
-        // The journal, and its temporary if the daemon died between writing it and renaming it.
-        for file in ["streams.json", "streams.json.tmp"]
+        // The journal's two files.
+        for file in ["streams.json", "streams.1.json"]
         where FileManager.default.fileExists(atPath: rig.stateDirectory + "/" + file) {
             try FileManager.default.copyItem(atPath: rig.stateDirectory + "/" + file, toPath: fresh + "/" + file)
         }
@@ -119,12 +119,13 @@ import Testing
         #expect(after.volume == fifty && after.muted, "\(after.volume), muted \(after.muted)")
     }
 
-    /// kill -9 after the journal's write and before its rename (`JournalStreamKeeper`: the rename waits until the
-    /// turn's orders are out): the next daemon gives the music back from the temporary, the newest journal, not
-    /// from the older file beside it. The window is microseconds wide, so the test makes it: the journal the dead
-    /// daemon left becomes the temporary, and the file is the one written before the call (which says nothing of
-    /// the call's silence: restored from it, the music would stay silent).
-    @Test func afterKill9BetweenTheJournalsWriteAndItsRenameTheTemporaryIsWhatIsGivenBack() async throws {
+    /// kill -9 while the journal's write goes on (`JournalSlots`: it goes in place, into the file that does not
+    /// hold the newest journal): the next daemon gives the music back from the newest whole journal, not from the
+    /// write cut short, nor from the older one. The window is microseconds wide, so the test makes it: the journal
+    /// the dead daemon left (the music silenced for the call) stays whole in one file, and the other holds a later
+    /// write of the journal from before the call (which says nothing of the silence: restored from it, the music
+    /// would stay silent), cut short right after its number.
+    @Test func afterKill9DuringTheJournalsWriteTheNewestWholeJournalIsWhatIsGivenBack() async throws {
         let rig = try await CrashRig(.pulseaudio)
         defer { rig.stop() }
         try await rig.startDaemon()
@@ -149,22 +150,33 @@ import Testing
         rig.killDaemon()
         call.terminate()
         _ = call.waitForExit()
-        // The journal the dead daemon left (as a starting daemon reads it) becomes the temporary.
         let newest = try rig.journal(in: rig.stateDirectory)
         #expect(newest.entries.contains { $0.index == music.index && $0.policyVolume.allSatisfy { $0 == 0 } })
-        let journal = rig.stateDirectory + "/streams.json"
-        try StateFiles.encodeJSON(newest, for: journal).write(to: URL(fileURLWithPath: journal + ".tmp"))
-        try StateFiles.encodeJSON(before, for: journal).write(to: URL(fileURLWithPath: journal))
+        let number = try #require(newest.write)
+        let files = JournalSlots.paths(for: rig.stateDirectory + "/streams.json")
+        let whole = try Self.numbered(newest, number)
+        // The next write, of the journal before the call, cut short over the write before the newest.
+        let next = try Self.numbered(before, number + 1)
+        let numberEnds = "{\"write\":\(number + 1),".utf8.count
+        let cut = next.prefix(numberEnds) + (try Self.numbered(before, number - 1)).dropFirst(numberEnds)
+        try whole.write(to: URL(fileURLWithPath: files[0]))
+        try cut.write(to: URL(fileURLWithPath: files[1]))
         try await rig.startDaemon()
-        try await eventually("the music is given back from the temporary") {
+        try await eventually("the music is given back from the newest whole journal") {
             try await rig.observer.sinkInput(music.index)?.isSilenced == false
         }
-        #expect(rig.latestDaemonLog().contains("streams.json.tmp was written but not renamed when the daemon stopped"))
-        // Consumed: the new daemon's own journal replaces it (a temporary of its own may stand there for a moment
-        // while it writes, so this waits until none does, or an empty one, made ready for its next write).
-        try await eventually("the old temporary is gone") {
-            FileManager.default.contents(atPath: journal + ".tmp")?.isEmpty != false
-        }
+        #expect(
+            rig.latestDaemonLog().contains("streams.1.json ignored: write \(number + 1) ends as write \(number - 1)")
+        )
+    }
+
+    /// `journal` as the keeper writes it, numbered `number`: one line.
+    static func numbered(_ journal: JournalStreams, _ number: UInt64) throws -> Data {
+        var journal = journal
+        journal.write = nil
+        journal.end = nil
+        let body = try StateFiles.encodeJSON(journal, for: "streams.json").dropFirst().dropLast(2)
+        return Data("{\"write\":\(number),".utf8) + body + Data(",\"end\":\(number)}\n".utf8)
     }
 
     @Test func afterKill9WithTheCausesStillThereThePolicyAppliesAnewOnTheUsersValues() async throws {
@@ -247,7 +259,9 @@ import Testing
             call.terminate()
             player.terminate()
             let log = rig.latestDaemonLog()
-            for file in ["settings.json", "streams.json"] {
+            // An empty journal file is none (made for a write that failed or never came), and not reported.
+            if what == "empty" { #expect(!log.contains("streams.json ignored"), "\(log)") }
+            for file in ["settings.json", "streams.json"] where !(what == "empty" && file == "streams.json") {
                 let line = log.split(separator: "\n").first {
                     $0.contains("state file \(rig.stateDirectory)/\(file) ignored")
                 }
@@ -545,30 +559,24 @@ final class CrashRig: @unchecked Sendable {
         return matching
     }
 
-    /// The stream journal as a daemon starting now would read it: a whole `streams.json.tmp` first, then
-    /// `streams.json` (`StateFiles.loadTemporary`'s rule), without touching either, since the daemon may be
-    /// writing them. No journal yet (or a temporary being written while the file is between its removal and the
-    /// rename, for microseconds): an empty one, which the callers' `eventually` looks at again.
+    /// The stream journal as a daemon starting now would read it: the whole one of the two files with the higher
+    /// write number (`JournalSlots.newest`'s rule), without touching either, since the daemon may be writing
+    /// them. No journal yet: an empty one, which the callers' `eventually` looks at again.
     func journal(in directory: String) throws -> JournalStreams {
-        for name in ["streams.json.tmp", "streams.json"] {
-            guard let data = FileManager.default.contents(atPath: directory + "/" + name) else { continue }
-            if let journal = try? JSONDecoder().decode(JournalStreams.self, from: data) { return journal }
+        let whole = JournalSlots.paths(for: directory + "/streams.json").compactMap { path -> JournalStreams? in
+            guard let data = FileManager.default.contents(atPath: path),
+                let journal = try? JSONDecoder().decode(
+                    JournalStreams.self,
+                    from: data.prefix { $0 != UInt8(ascii: "\n") }
+                ),
+                journal.write == journal.end
+            else { return nil }
+            return journal
         }
-        return JournalStreams()
+        return whole.max { ($0.write ?? 0) < ($1.write ?? 0) } ?? JournalStreams()
     }
 
     func journalEntries(in directory: String) throws -> Int { try journal(in: directory).entries.count }
-
-    /// The journal once it has its name: `streams.json`, with no written temporary beside it when it has been
-    /// read (a temporary not named yet is still to take its name, which frees the older file's blocks; an empty
-    /// one is made ready for the next write); nil otherwise.
-    func namedJournal(in directory: String) -> JournalStreams? {
-        guard let data = FileManager.default.contents(atPath: directory + "/streams.json"),
-            let journal = try? JSONDecoder().decode(JournalStreams.self, from: data),
-            FileManager.default.contents(atPath: directory + "/streams.json.tmp")?.isEmpty != false
-        else { return nil }
-        return journal
-    }
 
     /// What the daemon started last logged (`spawned-N-audiosessiond.log`, the highest N).
     func latestDaemonLog() -> String {

@@ -5,9 +5,10 @@ import Testing
 
 @testable import AudioSessionDaemon
 
-/// The stream journal's file, without a sound server: what `JournalStreamKeeper` writes on the hot path (the
-/// temporary, its entries encoded once each) is what `JSONEncoder` would write, and a daemon that starts after a
-/// crash between the write and the rename reads the whole temporary as the newest journal, and a cut one not.
+/// The stream journal's files, without a sound server: each write of `JournalStreamKeeper` goes in place into
+/// the file that does not hold the newest journal, numbered one past it (its entries encoded once each, as
+/// `JSONEncoder` would), and a daemon that starts after a crash reads the newest whole one: not a write cut short,
+/// whatever part of it is new.
 @Suite final class JournalFileTests {
     let directory: String
     let path: String
@@ -21,7 +22,7 @@ import Testing
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }
 
-    @Test func eachWriteIsWhatJSONEncoderWritesOfTheWholeJournal() throws {
+    @Test func eachWriteGoesIntoTheOtherFileNumberedOnePastTheNewest() throws {
         let server = try JSONDecoder().decode(
             JournalServerIdentity.self,
             from: Data(
@@ -35,73 +36,103 @@ import Testing
         let microphone = Self.entry(.sourceOutput, 2, application: "recorder")
         var ducked = music
         ducked.policyVolume = [16384, 16384]
-        // Entries come and go and change; unchanged ones are not encoded again, and the order is the file's.
+        // Entries come and go and change; unchanged ones are not encoded again, and the order is the file's. The
+        // journal grows and shrinks: what a shorter write leaves of a longer one after its line end is no part
+        // of it.
         let steps: [[JournalStreamEntry]] = [
             [music], [music, prompt], [ducked, prompt, microphone], [microphone], [],
         ]
-        for entries in steps {
+        let files = JournalSlots.paths(for: path)
+        #expect(files == [path, directory + "/streams.1.json"])
+        for (position, entries) in steps.enumerated() {
             let byOrigin = Dictionary(uniqueKeysWithValues: entries.map { ($0.origin, $0) })
             let written = keeper.sync(byOrigin)
             #expect(written)
-            let expected = try StateFiles.encodeJSON(
-                JournalStreams(
-                    server: server,
-                    entries: entries.sorted { ($0.kind.rawValue, $0.index) < ($1.kind.rawValue, $1.index) }
-                ),
-                for: path
+            let number = UInt64(position + 1)
+            let expected = JournalStreams(
+                server: server,
+                entries: entries.sorted { ($0.kind.rawValue, $0.index) < ($1.kind.rawValue, $1.index) },
+                write: number,
+                end: number
             )
-            let temporary = try Data(contentsOf: URL(fileURLWithPath: StateFiles.temporary(for: path)))
-            #expect(
-                temporary == expected,
-                "\(String(decoding: temporary, as: UTF8.self)) is not \(String(decoding: expected, as: UTF8.self))"
-            )
-            keeper.commit()
-            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == expected)
-            // The next temporary is made ready, empty: the next write goes into it.
-            #expect(FileManager.default.contents(atPath: StateFiles.temporary(for: path)) == Data())
+            let newest = try #require(JournalSlots.newest(for: path, logger: logger))
+            #expect(newest.journal == expected && newest.write == number && newest.slot == position % 2)
+            // The line as `JSONEncoder` would write it, but for the numbers, first and last.
+            let line = try Self.firstLine(of: files[position % 2])
+            let unnumbered = JournalStreams(server: server, entries: expected.entries)
+            let encoded = try StateFiles.encodeJSON(unnumbered, for: path)
+            let body = encoded.dropFirst().dropLast(2)  // `{`, and `}` with the line end
+            #expect(line == Data("{\"write\":\(number),".utf8) + body + Data(",\"end\":\(number)}".utf8))
         }
         #expect(keeper.writes == steps.count)
-        // The connection ends: the temporary made ready is removed, and the journal stays.
         keeper.close()
-        #expect(!FileManager.default.fileExists(atPath: StateFiles.temporary(for: path)))
-        #expect(FileManager.default.fileExists(atPath: path))
+        #expect(FileManager.default.fileExists(atPath: files[0]) && FileManager.default.fileExists(atPath: files[1]))
     }
 
-    @Test func aWholeTemporaryIsTheNewestJournalAndACutOneIsRemoved() throws {
-        var keeper = try plainKeeper()
-        let music = Self.music
-        keeper.sync([music.origin: music])
-        keeper.commit()
-        // The next write is made, and the daemon dies before its rename: the temporary is the journal.
-        let call = Self.call
-        keeper.sync([music.origin: music, call.origin: call])
-        let newest = try #require(StateFiles.loadTemporary(JournalStreams.self, for: path, logger: logger))
-        #expect(newest.entries.map(\.index) == [3, 4])
-
-        // Cut short (the daemon died while writing it): removed, and the file before it is the journal.
-        let whole = try Data(contentsOf: URL(fileURLWithPath: StateFiles.temporary(for: path)))
-        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: StateFiles.temporary(for: path)))
-        #expect(StateFiles.loadTemporary(JournalStreams.self, for: path, logger: logger) == nil)
-        #expect(!FileManager.default.fileExists(atPath: StateFiles.temporary(for: path)))
-        let file = try #require(StateFiles.loadContent(JournalStreams.self, from: path, logger: logger))
-        #expect(file.entries.map(\.index) == [3])
-    }
-
-    /// Two writes in one turn (no commit between): the second names the first's temporary before it writes its
-    /// own, so the newest whole journal is never removed before the next is whole.
-    @Test func aSecondWriteBeforeTheCommitNamesTheFirstTemporaryFirst() throws {
+    /// A write cut short by a crash (or a full disk) is new bytes, then what the file held: however far it got,
+    /// it is not taken, and the other file's journal is the newest. Cut right after its number, it would read
+    /// as a whole journal but for the number it ends with.
+    @Test func aWriteCutShortIsNotTakenWhereverItWasCut() throws {
         var keeper = try plainKeeper()
         let (music, call) = (Self.music, Self.call)
         keeper.sync([music.origin: music])
         keeper.sync([music.origin: music, call.origin: call])
-        let file = try #require(StateFiles.loadContent(JournalStreams.self, from: path, logger: logger))
-        #expect(file.entries.map(\.index) == [3])
-        let newest = try #require(StateFiles.loadTemporary(JournalStreams.self, for: path, logger: logger))
-        #expect(newest.entries.map(\.index) == [3, 4])
-        keeper.commit()
-        #expect(
-            try #require(StateFiles.loadContent(JournalStreams.self, from: path, logger: logger)).entries.count == 2
-        )
+        let first = JournalSlots.paths(for: path)[0]
+        let before = try #require(FileManager.default.contents(atPath: first))
+        // Write 3 goes over write 1.
+        keeper.sync([call.origin: call])
+        let whole = try #require(FileManager.default.contents(atPath: first))
+        #expect(JournalSlots.newest(for: path, logger: logger)?.write == 3)
+        let numberEnds = "{\"write\":3,".utf8.count
+        // (Cut at its last two bytes, `}` and the line end, it is whole: they are the same in every write.)
+        for cut in [1, 5, numberEnds, numberEnds + 7, whole.count / 2, whole.count - 3] {
+            let left = whole.prefix(cut) + before.dropFirst(cut)
+            try left.write(to: URL(fileURLWithPath: first))
+            let newest = try #require(JournalSlots.newest(for: path, logger: logger), "cut at \(cut)")
+            #expect(newest.write == 2 && newest.journal.entries.map(\.index) == [3, 4], "cut at \(cut)")
+        }
+        // The cut right after the number reads as JSON: only its end tells it apart.
+        let afterNumber = whole.prefix(numberEnds) + before.dropFirst(numberEnds)
+        let read = try JSONDecoder().decode(JournalStreams.self, from: afterNumber.prefix { $0 != UInt8(ascii: "\n") })
+        #expect(read.write == 3 && read.end == 1)
+    }
+
+    /// A journal an earlier daemon wrote whole (no numbers: renamed into place) is read as write 0; the next
+    /// write goes into the other file, so that journal stays until one newer is whole.
+    @Test func aJournalWrittenWholeWithoutNumbersIsReadAndKeptUntilANewerIsWhole() throws {
+        let old = JournalStreams(entries: [Self.music])
+        try StateFiles.encodeJSON(old, for: path).write(to: URL(fileURLWithPath: path))
+        let found = try #require(JournalSlots.newest(for: path, logger: logger))
+        #expect(found.write == 0 && found.slot == 0 && found.journal.entries == [Self.music])
+        var keeper = JournalStreamKeeper(path: path, server: try plainKeeper().server, logger: logger, after: found)
+        keeper.sync([Self.call.origin: Self.call])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == StateFiles.encodeJSON(old, for: path))
+        let newest = try #require(JournalSlots.newest(for: path, logger: logger))
+        #expect(newest.write == 1 && newest.slot == 1 && newest.journal.entries == [Self.call])
+    }
+
+    /// A file removed behind the keeper's back is made anew at the next write; one given a second name (a hard
+    /// link planted to a file elsewhere) is moved aside and a file of its own made, so nothing is written
+    /// through the other name.
+    @Test func aFileRemovedOrLinkedBehindTheKeepersBackIsMadeAnew() throws {
+        var keeper = try plainKeeper()
+        let (music, call) = (Self.music, Self.call)
+        let files = JournalSlots.paths(for: path)
+        keeper.sync([music.origin: music])
+        keeper.sync([music.origin: music, call.origin: call])
+        try FileManager.default.removeItem(atPath: files[0])
+        keeper.sync([call.origin: call])
+        #expect(JournalSlots.newest(for: path, logger: logger)?.slot == 0)
+        #expect(JournalSlots.newest(for: path, logger: logger)?.journal.entries == [call])
+
+        let elsewhere = directory + "/elsewhere"
+        #expect(link(files[1], elsewhere) == 0)
+        let linked = try #require(FileManager.default.contents(atPath: elsewhere))
+        keeper.sync([:])
+        #expect(FileManager.default.contents(atPath: elsewhere) == linked)
+        let newest = try #require(JournalSlots.newest(for: path, logger: logger))
+        #expect(newest.slot == 1 && newest.write == 4 && newest.journal.entries.isEmpty)
+        keeper.close()
     }
 
     /// An entry's JSON is written by hand on the hot path (`JournalEntryJSON`): it is what `JSONEncoder` writes,
@@ -137,34 +168,10 @@ import Testing
         }
     }
 
-    /// The temporary made ready after a commit is written into by the next sync, unless it lost its name (then
-    /// the sync writes a new one, by name); an empty temporary left by a daemon that died is removed, silently,
-    /// at the next start, and the named journal is used.
-    @Test func aTemporaryMadeReadyIsWrittenIntoOrReplacedAndAnEmptyOneIsNoJournal() throws {
-        var keeper = try plainKeeper()
-        let (music, call) = (Self.music, Self.call)
-        keeper.sync([music.origin: music])
-        keeper.commit()
-        let temporary = StateFiles.temporary(for: path)
-        var ready = stat()
-        #expect(lstat(temporary, &ready) == 0 && ready.st_size == 0)
-        keeper.sync([music.origin: music, call.origin: call])
-        var written = stat()
-        #expect(lstat(temporary, &written) == 0 && written.st_ino == ready.st_ino && written.st_size > 0)
-        #expect(StateFiles.loadTemporary(JournalStreams.self, for: path, logger: logger)?.entries.count == 2)
-
-        // Removed behind the keeper's back: the next sync writes a temporary by name.
-        keeper.commit()
-        try FileManager.default.removeItem(atPath: temporary)
-        keeper.sync([music.origin: music])
-        #expect(StateFiles.loadTemporary(JournalStreams.self, for: path, logger: logger)?.entries.count == 1)
-
-        // A daemon that died with an empty temporary made ready: no journal there; the file is used.
-        keeper.commit()
-        #expect(FileManager.default.contents(atPath: temporary) == Data())
-        #expect(StateFiles.loadTemporary(JournalStreams.self, for: path, logger: logger) == nil)
-        #expect(!FileManager.default.fileExists(atPath: temporary))
-        #expect(StateFiles.loadContent(JournalStreams.self, from: path, logger: logger)?.entries.count == 1)
+    /// The first line of the file at `path` (the journal's write, without what a longer one left after it).
+    static func firstLine(of path: String) throws -> Data {
+        let data = try #require(FileManager.default.contents(atPath: path))
+        return data.prefix { $0 != UInt8(ascii: "\n") }
     }
 
     static let music = entry(.sinkInput, 3, application: "radio")

@@ -4,15 +4,16 @@ import Foundation
 import Testing
 
 @testable import AudioSessionCLI
+@testable import AudioSessionDaemon
 
 /// The state directory is the daemon's own (docs/STATE.md): links planted in it are not followed, so nothing
 /// outside it is ever written; a directory someone else could write in is refused (status 1, one line naming
 /// it and what is wrong); the first start creates it 0700.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct StateDirectorySafetyTests {
-    /// Every name the daemon writes in its state directory (the lock, the settings, the stream journal, the
-    /// event log and their temporaries), each a link to a file of its own outside.
+    /// Every name the daemon writes in its state directory (the lock, the settings and their temporary, the
+    /// stream journal's two files, the event log's two), each a link to a file of its own outside.
     static let writtenNames = [
-        "lock", "settings.json", "settings.json.tmp", "streams.json", "streams.json.tmp", "events.jsonl",
+        "lock", "settings.json", "settings.json.tmp", "streams.json", "streams.1.json", "events.jsonl",
         "events.1.jsonl",
     ]
 
@@ -47,8 +48,7 @@ import Testing
             try await rig.observer.sinkInput(music.index)?.isSilenced == true
         }
         try await eventually("the stream journal holds the silenced music") {
-            (try? String(contentsOfFile: rig.stateDirectory + "/streams.json", encoding: .utf8))?.contains("radio")
-                == true
+            try rig.journal(in: rig.stateDirectory).entries.contains { $0.application == "radio" }
         }
         let flip = Request(.setSilentSwitch(.silent))
         _ = try rig.control().result(flip)
@@ -69,12 +69,12 @@ import Testing
             ("settings.json", "ignored: it is a symbolic link to \(outside)/settings.json; not followed"),
             ("settings.json.tmp", "is a symbolic link to \(outside)/settings.json.tmp; not followed: removed"),
             ("streams.json", "ignored: it is a symbolic link to \(outside)/streams.json; not followed"),
-            ("streams.json.tmp", "is a symbolic link to \(outside)/streams.json.tmp; not followed: removed"),
+            ("streams.1.json", "ignored: it is a symbolic link to \(outside)/streams.1.json; not followed"),
         ] {
             #expect(log.contains("state file \(state)/\(name) \(what)"), "\(name) refused in the log:\n\(log)")
         }
         // The daemon went on with files of its own.
-        for name in ["lock", "settings.json", "streams.json", "events.jsonl"] {
+        for name in ["lock", "settings.json", "streams.json", "streams.1.json", "events.jsonl"] {
             let type = try FileManager.default.attributesOfItem(atPath: state + "/" + name)[.type] as? FileAttributeType
             #expect(type == .typeRegular, "\(name) is a plain file now")
         }

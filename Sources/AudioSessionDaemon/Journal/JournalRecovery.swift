@@ -21,14 +21,9 @@ struct JournalRecovery {
     /// Recovers what `path` holds for `server`, then clears it. Returns the keeper of the new journal.
     func recover(path: String, server: JournalServerIdentity) async -> JournalStreamKeeper {
         let started = ContinuousClock.now
-        var keeper = JournalStreamKeeper(path: path, server: server, logger: logger)
-        // A whole temporary is newer than the file: the last daemon wrote it and gave orders on it, but did not
-        // rename it before it stopped.
-        guard
-            let journal = StateFiles.loadTemporary(JournalStreams.self, for: path, logger: logger)
-                ?? StateFiles.loadContent(JournalStreams.self, from: path, logger: logger),
-            !journal.entries.isEmpty
-        else { return keeper }
+        let newest = JournalSlots.newest(for: path, logger: logger)
+        var keeper = JournalStreamKeeper(path: path, server: server, logger: logger, after: newest)
+        guard let journal = newest?.journal, !journal.entries.isEmpty else { return keeper }
         guard journal.server == server else {
             logger.warning(
                 "stream journal: \(journal.entries.count) entries are from another sound server instance (\(journal.server?.description ?? "unknown")), not this one (\(server)); not applied"

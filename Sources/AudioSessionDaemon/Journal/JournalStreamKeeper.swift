@@ -4,67 +4,67 @@ import Glibc
 import Logging
 import PulseBackend
 
-/// Keeps `streams.json` in step with the stream ledger of one server connection. The file is rewritten whole
-/// (it is small: one entry per stream the policy changed), at most once per turn of the connection's work loop,
-/// and before the policy's write that needs it: a crash can leave a stream changed only with its entry on disk.
+/// Keeps the stream journal in step with the stream ledger of one server connection. The journal is rewritten
+/// whole (it is small: one entry per stream the policy changed), at most once per turn of the connection's work
+/// loop, and before the policy's write that needs it: a crash can leave a stream changed only with its entry on
+/// disk.
 ///
-/// On the path from a server event to the orders that answer it, `sync` writes `streams.json.tmp` and no more:
-/// once that returns the kernel has it, and a daemon that starts after a crash reads a whole temporary as the
-/// newest journal (`StateFiles.loadTemporary`). `commit`, after the orders, gives it the name `streams.json`
-/// (`StateFiles.moveTemporary`: the old file removed, then the temporary renamed to the free name). Nothing
-/// is fsynced: the journal has to outlive the daemon, not the machine, since a power loss takes the sound server's
-/// streams with it (docs/DAEMON.md). Entries are encoded once each, when they change: re-encoding a hundred
-/// unchanged entries for the one that changed cost more than the write.
+/// Each write goes in place into the one of the journal's two files that does not hold the newest journal
+/// (`JournalSlots`), numbered one past it: once `pwrite` returns the kernel has it, and a write cut short leaves
+/// the newest whole journal in the other file. Nothing is fsynced: the journal has to outlive the daemon, not the
+/// machine, since a power loss takes the sound server's streams with it (docs/DAEMON.md). Entries are encoded once
+/// each, when they change: re-encoding a hundred unchanged entries for the one that changed cost more than the
+/// write.
 struct JournalStreamKeeper: Sendable {
+    /// The journal's first file, which names it in the log.
     let path: String
     let server: JournalServerIdentity
     let logger: Logger
-    /// What the file holds now.
+    /// What the newest whole journal holds now.
     private(set) var written: [StreamOrigin: JournalStreamEntry] = [:]
-    /// How many times the file was written, for the log and tests.
+    /// How many times the journal was written, for the log and tests.
     private(set) var writes = 0
     /// Failed writes (a full disk), logged once and counted.
     private(set) var trouble: StateWriteTrouble
-    /// The file holds what an earlier daemon wrote (`reset` could not empty it): the next sync writes it even
-    /// with no entries.
+    /// The files hold what an earlier daemon wrote (`reset` could not empty them): the next sync writes even with
+    /// no entries.
     private var unknownOnDisk = false
-    /// The temporary holds the newest journal (what `written` says), not named yet (`commit`): it must not be
-    /// removed before it is, so a sync names it first.
-    private var temporaryIsNewest = false
-    /// The next temporary, created empty once the last one was named (`StateFiles.prepareTemporary`): a sync
-    /// only writes into it. Closed by `close()`.
-    private var preparedTemporary: Int32?
+    /// The two files' paths, their descriptors once opened, and which one holds the newest whole journal under
+    /// what number.
+    private let slotPaths: [String]
+    private var descriptors: [Int32?] = [nil, nil]
+    private var newestSlot: Int
+    private var newestWrite: UInt64
+    /// The newest write's length in bytes.
+    private var newestLength = 0
     /// The JSON of each entry last encoded, and the server's: a sync encodes only the entries that changed.
     private var encodedEntries: [StreamOrigin: (entry: JournalStreamEntry, json: Data)] = [:]
     private let encodedServer: Data?
 
-    init(path: String, server: JournalServerIdentity, logger: Logger) {
+    /// A keeper whose first write follows `newest`, the newest whole journal found (`JournalSlots.newest`).
+    init(path: String, server: JournalServerIdentity, logger: Logger, after newest: JournalSlots.Found? = nil) {
         self.path = path
         self.server = server
         self.logger = logger
         self.trouble = StateWriteTrouble("stream journal \(path)")
         self.encodedServer = try? StateFiles.encodeJSON(server, for: path).dropLast()
+        self.slotPaths = JournalSlots.paths(for: path)
+        self.newestSlot = newest?.slot ?? 1
+        self.newestWrite = newest?.write ?? 0
     }
 
-    /// Writes `entries` if they differ from the file's (to the temporary: `commit` renames it); false when they
-    /// could not be written (the files keep what they held, and `written` says what that is).
+    /// Writes `entries` if they differ from the newest journal's; false when they could not be written (the
+    /// files keep what they held, and `written` says what that is).
     @discardableResult
     mutating func sync(_ entries: [StreamOrigin: JournalStreamEntry]) -> Bool {
         guard entries != written || unknownOnDisk else { return true }
+        let slot = 1 - newestSlot
+        let write = newestWrite &+ 1
         do {
-            // A second sync in a turn, or one after a commit that failed: writing the new temporary would remove
-            // the newest whole journal first.
-            if temporaryIsNewest {
-                try StateFiles.moveTemporary(to: path)
-                temporaryIsNewest = false
-            }
-            let data = encode(entries)
-            var isWritten = false
-            if let descriptor = preparedTemporary {
-                preparedTemporary = nil
-                isWritten = try StateFiles.writeTemporary(data, into: descriptor, for: path)
-            }
-            if !isWritten { try StateFiles.writeTemporary(data, for: path, synced: false, logger: logger) }
+            let descriptor = try descriptor(of: slot)
+            let data = encode(entries, write: write)
+            try StateFiles.writeInPlace(data, into: descriptor, path: slotPaths[slot])
+            newestLength = data.count
         } catch {
             trouble.failed(
                 error,
@@ -75,37 +75,40 @@ struct JournalStreamKeeper: Sendable {
         }
         trouble.succeeded(logger: logger)
         unknownOnDisk = false
-        temporaryIsNewest = true
+        newestSlot = slot
+        newestWrite = write
         written = entries
         writes += 1
         return true
     }
 
-    /// Gives what the last `sync` wrote the name `streams.json`, if it has not been. A rename that fails leaves
-    /// the temporary, the newest journal, where a starting daemon reads it; the next sync names it first.
-    mutating func commit() {
-        guard temporaryIsNewest else { return }
-        do {
-            try StateFiles.moveTemporary(to: path)
-            temporaryIsNewest = false
-            preparedTemporary = StateFiles.prepareTemporary(for: path)
-        } catch {
-            logger.warning("stream journal \(path): \(error); \(StateFiles.temporary(for: path)) keeps it")
+    /// The open file of `slot`, opened (created) when it is not, or when it no longer is the file at its name
+    /// alone (removed or renamed over, or given another name: then what stands there is looked at anew).
+    private mutating func descriptor(of slot: Int) throws(StateWriteError) -> Int32 {
+        if let descriptor = descriptors[slot] {
+            var info = stat()
+            if fstat(descriptor, &info) == 0 && info.st_nlink == 1 { return descriptor }
+            Glibc.close(descriptor)
+            descriptors[slot] = nil
         }
+        let path = slotPaths[slot]
+        guard let descriptor = StateFiles.openInPlace(path, flags: O_RDWR, logger: logger) else {
+            throw StateWriteError.system("cannot open", path)
+        }
+        descriptors[slot] = descriptor
+        return descriptor
     }
 
-    /// Closes and removes the temporary made ready for a write that will not come (the connection ended).
+    /// Closes the files (the connection ended); the journal stays in them.
     mutating func close() {
-        guard let descriptor = preparedTemporary else { return }
-        preparedTemporary = nil
-        _ = Glibc.close(descriptor)
-        StateFiles.remove(StateFiles.temporary(for: path))
+        for case let descriptor? in descriptors { _ = Glibc.close(descriptor) }
+        descriptors = [nil, nil]
     }
 
-    /// The journal as the file holds it: the JSON of `JournalStreams` with its keys sorted, what `JSONEncoder`
-    /// would write (the entries not encoded before by `JournalEntryJSON`).
-    private mutating func encode(_ entries: [StreamOrigin: JournalStreamEntry]) -> Data {
-        var data = Data("{\"entries\":[".utf8)
+    /// The journal as one line: its write number, the JSON of `JournalStreams` (the entries not encoded before
+    /// by `JournalEntryJSON`), and its number again.
+    private mutating func encode(_ entries: [StreamOrigin: JournalStreamEntry], write: UInt64) -> Data {
+        var data = Data("{\"write\":\(write),\"entries\":[".utf8)
         var encoded: [StreamOrigin: (entry: JournalStreamEntry, json: Data)] = [:]
         let sorted = entries.sorted {
             ($0.value.kind.rawValue, $0.value.index) < ($1.value.kind.rawValue, $1.value.index)
@@ -127,18 +130,19 @@ struct JournalStreamKeeper: Sendable {
             data.append(contentsOf: ",\"server\":".utf8)
             data.append(encodedServer)
         }
-        data.append(contentsOf: ",\"version\":\(JournalStreams.formatVersion)}\n".utf8)
+        data.append(contentsOf: ",\"version\":\(JournalStreams.formatVersion),\"end\":\(write)}\n".utf8)
         return data
     }
 
-    /// Writes an empty journal, whatever the file held.
+    /// Writes an empty journal, whatever the files held, and cuts the file written to its length (what is left
+    /// after a line end from longer writes is dropped, here off the path of any event).
     mutating func reset() {
         written = [:]
         unknownOnDisk = true
-        sync([:])
-        commit()
+        guard sync([:]), let descriptor = descriptors[newestSlot] else { return }
+        _ = ftruncate(descriptor, off_t(newestLength))
     }
 
-    /// Whether the file may still hold an earlier daemon's entries (`reset` could not empty it).
+    /// Whether the files may still hold an earlier daemon's entries (`reset` could not empty them).
     var mayHoldOlderEntries: Bool { unknownOnDisk }
 }

@@ -1,11 +1,11 @@
 import AudioSessionDaemonCore
 import PulseBackend
 
-/// The stream journal (`streams.json`): for every sound-server stream the policy has changed (muted, ducked,
-/// moved), the user's own values it replaced, so that a daemon that crashed can give them back when it starts
-/// again (docs/STATE.md). It is written before the policy's first write to a stream and whenever the user's
-/// values or the policy's aim change; an entry goes when the policy has nothing in force on the stream any
-/// more or the stream ends.
+/// The stream journal (`streams.json` and `streams.1.json`, written in turn: `JournalSlots`): for every
+/// sound-server stream the policy has changed (muted, ducked, moved), the user's own values it replaced, so
+/// that a daemon that crashed can give them back when it starts again (docs/STATE.md). It is written before the
+/// policy's first write to a stream and whenever the user's values or the policy's aim change; an entry goes
+/// when the policy has nothing in force on the stream any more or the stream ends.
 struct JournalStreams: StateFileContent, Equatable {
     static let formatVersion = 1
     static let fileName = "streams.json"
@@ -14,6 +14,10 @@ struct JournalStreams: StateFileContent, Equatable {
     /// The server instance the entries belong to; the indexes mean nothing on another one.
     var server: JournalServerIdentity?
     var entries: [JournalStreamEntry] = []
+    /// The write's number, first and last in the file (`JournalSlots`): a write cut short has the new one first
+    /// and the old one, or none, last. Neither in a file written whole and renamed into place.
+    var write: UInt64?
+    var end: UInt64?
 }
 
 /// Which sound server instance: a stream index is stable only while the same server runs. PulseAudio and

@@ -184,14 +184,11 @@ final class PulseService: Service, StreamEnforcer {
         do {
             let policy = policy.withLock { $0 }
             try await session.takeInventory()
-            session.commitJournal()
             policy?.record()
             connectionChanged?(true)
             for await item in queue {
                 let progress = try await session.handle(item)
-                // The orders are out: now the journal takes its name, and the policy keeps what its turns changed
-                // (the event log).
-                session.commitJournal()
+                // The orders are out: now the policy keeps what its turns changed (the event log).
                 policy?.record()
                 if progress == .finished { return "shutting down" }
             }

@@ -161,12 +161,7 @@ struct PulseSession {
         }
     }
 
-    /// Once a turn's orders are out: the stream journal written in it takes its own name (`JournalStreamKeeper`).
-    mutating func commitJournal() {
-        journal?.commit()
-    }
-
-    /// The connection ended: the temporary made ready for the journal's next write is removed.
+    /// The connection ended: the journal's files are closed (the journal stays in them).
     mutating func closeJournal() {
         journal?.close()
     }

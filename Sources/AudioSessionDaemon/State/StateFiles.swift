@@ -7,16 +7,17 @@ import Logging
     import Glibc
 #endif
 
-/// Reading and writing the state directory's files. A file is replaced atomically (a temporary file written,
-/// renamed over the old one), so after a crash it is the old version or the new one, never a mix. Files that
-/// must also outlive a power loss (the user's settings) are fsynced with their directory; the stream journal is
-/// not (`writeTemporary`). A file that cannot be read or understood is reported (a log line
+/// Reading and writing the state directory's files. The settings are replaced atomically (a temporary file
+/// written and fsynced, renamed over the old one, the directory fsynced), so after a crash or a power loss they
+/// are the old version or the new one, never a mix; the stream journal is written in place, into the older of its
+/// two files (`writeInPlace`, `JournalSlots`). A file that cannot be read or understood is reported (a log line
 /// naming it and what was wrong), moved aside as `NAME.corrupt` for a post-mortem, and ignored: never fatal.
 ///
 /// No symbolic link in the state directory is followed (`O_NOFOLLOW`; a rename replaces a link, never what it
-/// points to), and a file written in place (the lock, the event log) must be a plain file with no other name:
-/// whatever else stands at one of the daemon's names is reported and moved aside like a corrupt file. The
-/// directory itself is the daemon's own (`StateDirectory.problem(with:)`), so no one else can put a name in it.
+/// points to), and a file written in place (the lock, the event log, the stream journal) must be a plain file
+/// with no other name: whatever else stands at one of the daemon's names is reported and moved aside like a
+/// corrupt file. The directory itself is the daemon's own (`StateDirectory.problem(with:)`), so no one else can
+/// put a name in it.
 enum StateFiles {
     /// A write that failed (`StateWriteError`, a value the core refuses requests with).
     typealias WriteError = StateWriteError
@@ -24,7 +25,7 @@ enum StateFiles {
     /// Replaces `path` with `data` atomically, and durably: the file and its directory are fsynced before the call
     /// returns, so the new file outlives a power loss too.
     static func writeAtomically(_ data: Data, to path: String, logger: Logger? = nil) throws(WriteError) {
-        try writeTemporary(data, for: path, synced: true, logger: logger)
+        try writeTemporary(data, for: path, logger: logger)
         let temporary = temporary(for: path)
         guard rename(temporary, path) == 0 else {
             let error = WriteError.system("cannot rename \(temporary) to", path)
@@ -41,18 +42,10 @@ enum StateFiles {
     /// The name a file is written under before it replaces `path`.
     static func temporary(for path: String) -> String { "\(path).tmp" }
 
-    /// Writes `data` to `path`'s temporary (`NAME.tmp`), fsynced when `synced`; a rename then makes it
-    /// `path`. A link or stale file left at the temporary name is removed first (reported when it is
-    /// anything but a plain file), and the temporary is created anew (`O_EXCL`), so the data never goes through a
-    /// link. Once this returns, the kernel has the data, whatever happens to the process: the stream journal
-    /// counts a whole temporary as written (`loadTemporary`), and gives it its name only after the turn's orders
-    /// (`moveTemporary`).
-    static func writeTemporary(
-        _ data: Data,
-        for path: String,
-        synced: Bool,
-        logger: Logger? = nil
-    ) throws(WriteError) {
+    /// Writes `data` to `path`'s temporary (`NAME.tmp`), fsynced; a rename then makes it `path`. A link or stale
+    /// file left at the temporary name is removed first (reported when it is anything but a plain file), and the
+    /// temporary is created anew (`O_EXCL`), so the data never goes through a link.
+    private static func writeTemporary(_ data: Data, for path: String, logger: Logger?) throws(WriteError) {
         let temporary = temporary(for: path)
         // Usually nothing is there (the last temporary was renamed): one call. Whatever is there is removed
         // first, and reported unless it is a plain file.
@@ -67,16 +60,7 @@ enum StateFiles {
             descriptor = createTemporary(temporary)
         }
         guard descriptor >= 0 else { throw WriteError.system("cannot create", temporary) }
-        try fill(descriptor, with: data, synced: synced, temporary: temporary)
-    }
-
-    /// Creates `path`'s temporary, empty, for the next `writeTemporary(_:into:for:)`: on ext4 the create is most
-    /// of a small write's cost, and this makes it ahead, off the path that waits for the write. Nil when
-    /// something is at the name or it cannot be created (the next write then creates it). An empty temporary is
-    /// no journal: a starting daemon removes it (`loadTemporary`).
-    static func prepareTemporary(for path: String) -> Int32? {
-        let descriptor = createTemporary(temporary(for: path))
-        return descriptor >= 0 ? descriptor : nil
+        try fill(descriptor, with: data, temporary: temporary)
     }
 
     /// A new file at `temporary`, never through a link: fails (EEXIST) when anything is at the name.
@@ -84,20 +68,8 @@ enum StateFiles {
         open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
     }
 
-    /// `writeTemporary(_:for:synced:)` into the temporary `prepareTemporary` made; false, with nothing written,
-    /// when that no longer has its name (the caller writes by name then).
-    static func writeTemporary(_ data: Data, into descriptor: Int32, for path: String) throws(WriteError) -> Bool {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_nlink > 0, info.st_size == 0 else {
-            close(descriptor)
-            return false
-        }
-        try fill(descriptor, with: data, synced: false, temporary: temporary(for: path))
-        return true
-    }
-
     /// Writes `data` into a new temporary's descriptor and closes it; on failure it is removed.
-    private static func fill(_ descriptor: Int32, with data: Data, synced: Bool, temporary: String) throws(WriteError) {
+    private static func fill(_ descriptor: Int32, with data: Data, temporary: String) throws(WriteError) {
         var written = 0
         let ok = data.withUnsafeBytes { bytes -> Bool in
             while written < bytes.count {
@@ -110,7 +82,7 @@ enum StateFiles {
             }
             return true
         }
-        guard ok, !synced || fsync(descriptor) == 0 else {
+        guard ok, fsync(descriptor) == 0 else {
             let error = WriteError.system("cannot write", temporary)
             close(descriptor)
             unlink(temporary)
@@ -119,15 +91,23 @@ enum StateFiles {
         close(descriptor)
     }
 
-    /// Makes `path`'s temporary its file by removing the file and then renaming the temporary to the free name.
-    /// On ext4 a rename over a file starts the new file's writeback (a sixth of a millisecond here); a rename
-    /// to a free name does not (a fortieth). Only for a file whose reader takes a whole temporary as the newest
-    /// version (`loadTemporary`): between the two steps the temporary is all there is. A failed rename leaves
-    /// the temporary, and no file: the caller must not remove that temporary before a rename succeeds.
-    static func moveTemporary(to path: String) throws(WriteError) {
-        if unlink(path) != 0 && errno != ENOENT { throw WriteError.system("cannot remove", path) }
-        let temporary = temporary(for: path)
-        guard rename(temporary, path) == 0 else { throw WriteError.system("cannot rename \(temporary) to", path) }
+    /// Writes `data` at the start of the open file `descriptor` (at `path`), over what it held; what it held
+    /// beyond `data` stays. Not atomic: a crash or a full disk may leave it cut short, new bytes then old ones
+    /// (the stream journal tells such a write by its numbers: `JournalSlots`).
+    static func writeInPlace(_ data: Data, into descriptor: Int32, path: String) throws(WriteError) {
+        var written = 0
+        let ok = data.withUnsafeBytes { bytes -> Bool in
+            while written < bytes.count {
+                let count = pwrite(descriptor, bytes.baseAddress! + written, bytes.count - written, off_t(written))
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                written += count
+            }
+            return true
+        }
+        guard ok else { throw WriteError.system("cannot write", path) }
     }
 
     /// Encodes `value` as JSON and writes it atomically; a failure is logged (the daemon goes on).
@@ -233,7 +213,7 @@ enum StateFiles {
 
     /// A plain file's bytes, read without following a link; nil when there is no file. Throws when it cannot be
     /// read.
-    private static func contents(of path: String) throws -> Data? {
+    static func contents(of path: String) throws -> Data? {
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
@@ -344,41 +324,6 @@ extension StateFiles {
         let version = try JSONDecoder().decode(VersionProbe.self, from: data).version
         return version == Value.formatVersion
             ? nil : "format version \(version), this daemon reads \(Value.formatVersion)"
-    }
-}
-
-extension StateFiles {
-    /// `path`'s temporary, when it is whole (it decodes, in this format version): a daemon that stopped after
-    /// writing it and before renaming it (`writeTemporary`) left the newest version there. One cut short or not
-    /// understood is removed: what it was to replace is then the newest whole version, and no order was given on
-    /// the strength of the temporary, since orders wait until it is written.
-    static func loadTemporary<Value: StateFileContent>(_ type: Value.Type, for path: String, logger: Logger) -> Value? {
-        let temporary = temporary(for: path)
-        guard oddity(at: temporary) == nil, let data = try? contents(of: temporary) else { return nil }
-        if data.isEmpty {
-            // Made ready for a write that never came (`prepareTemporary`): nothing to say.
-            unlink(temporary)
-            return nil
-        }
-        let problem: String
-        do {
-            if let wrong = try versionProblem(of: data, for: type) {
-                problem = wrong
-            } else {
-                let value = try JSONDecoder().decode(type, from: data)
-                logger.notice(
-                    "state file \(temporary) was written but not renamed when the daemon stopped: it is the newest, used"
-                )
-                return value
-            }
-        } catch let error as DecodingError {
-            problem = describe(error, size: data.count)
-        } catch {
-            problem = "\(error)"
-        }
-        logger.notice("state file \(temporary) removed: \(problem) (cut short by a crash?); \(path) is used")
-        unlink(temporary)
-        return nil
     }
 }
 
