@@ -154,20 +154,7 @@ struct PulsePrefetchTests {
     /// need not show it (pipewire-pulse may answer it from the values before the request), so it is never
     /// current, even once the request is answered.
     @Test func aPrefetchAskedWhileOurOwnRequestIsUnansweredIsNeverCurrent() async throws {
-        try await withPrivatePulseServer { server in
-            let connection = try await connected(to: server)
-            defer { connection.close() }
-            let music = try await PulsePlaybackStream.open(server: server.server, name: "music", properties: [:])
-            defer { music.close() }
-            let index = music.sinkInputIndex
-            let changes = Locked<[PulsePrefetch]>([])
-            connection.listen(prefetchingNewStreams: true, prefetchingChanges: true) { event, prefetch in
-                if event == .changed(.sinkInput, .change, index: index), let prefetch {
-                    changes.withLock { $0.append(prefetch) }
-                }
-            }
-            let user = try await connected(to: server, name: "user")
-            defer { user.close() }
+        try await withMusicAndItsChanges { connection, index, changes, user in
             let userVolume = PulseVolume(uniform: PulseVolume.norm / 2, channels: 2)
             // On libpulse's thread, which reads nothing meanwhile: the user's change is made (its event is sent to
             // us before the answer to any request of ours sent after it), then our own write is sent. The change
@@ -181,14 +168,14 @@ struct PulsePrefetchTests {
                 while !userChanged.withLock({ $0 }) { usleep(1000) }
                 _ = await connection.apply([.sinkInputMute(index, true)])
             }
-            func showsTheUsersChange(_ prefetch: PulsePrefetch) -> Bool {
-                guard case .sinkInput(let input?) = prefetch.info else { return false }
+            func showsTheUsersChange(_ prefetch: PulsePrefetch?) -> Bool {
+                guard case .sinkInput(let input?)? = prefetch?.info else { return false }
                 return input.volume == userVolume
             }
             try await eventually("the user's change handed over") {
                 changes.withLock { $0.contains(where: showsTheUsersChange) }
             }
-            let prefetch = try #require(changes.withLock { $0.first(where: showsTheUsersChange) })
+            let prefetch = try #require(changes.withLock { $0.first(where: showsTheUsersChange) } ?? nil)
             #expect(!connection.isCurrent(prefetch))
         }
     }
@@ -196,6 +183,28 @@ struct PulsePrefetchTests {
     /// `prefetchingChanges`: each of a stream's changes comes with its info, asked for after it was read, so the
     /// last change shows the last write.
     @Test func everyChangeComesWithItsInfoAndTheLastShowsTheLastWrite() async throws {
+        try await withMusicAndItsChanges { _, index, changes, user in
+            // Another client (the user) turns the music down in twenty steps sent at once: their change events
+            // come in a run.
+            let steps = (1...20).map { PulseVolume(uniform: PulseVolume.norm - UInt32($0) * 1000, channels: 2) }
+            let errors = await user.apply(steps.map { .sinkInputVolume(index, $0) })
+            #expect(errors.allSatisfy { $0 == nil })
+            try await eventually("the last change handed over shows the last step") {
+                guard case .sinkInput(let input?)? = changes.withLock({ $0.last })??.info else { return false }
+                return input.volume == steps.last
+            }
+            let handedOver = changes.withLock { $0 }
+            #expect(handedOver.allSatisfy { if case .sinkInput? = $0?.info { true } else { false } })
+        }
+    }
+
+    /// A private server playing a music stream, a connection that hands over each of the music's changes with its
+    /// info (`prefetchingChanges`; nil where the query failed), and another client's connection: the user's.
+    func withMusicAndItsChanges(
+        _ body: (
+            _ connection: PulseConnection, _ music: UInt32, _ changes: Locked<[PulsePrefetch?]>, _ user: PulseConnection
+        ) async throws -> Void
+    ) async throws {
         try await withPrivatePulseServer { server in
             let connection = try await connected(to: server)
             defer { connection.close() }
@@ -206,19 +215,9 @@ struct PulsePrefetchTests {
             connection.listen(prefetchingNewStreams: true, prefetchingChanges: true) { event, prefetch in
                 if event == .changed(.sinkInput, .change, index: index) { changes.withLock { $0.append(prefetch) } }
             }
-            // Another client (the user) turns the music down in twenty steps sent at once: their change events
-            // come in a run.
             let user = try await connected(to: server, name: "user")
             defer { user.close() }
-            let steps = (1...20).map { PulseVolume(uniform: PulseVolume.norm - UInt32($0) * 1000, channels: 2) }
-            let errors = await user.apply(steps.map { .sinkInputVolume(index, $0) })
-            #expect(errors.allSatisfy { $0 == nil })
-            try await eventually("the last change handed over shows the last step") {
-                guard case .sinkInput(let input?)? = changes.withLock({ $0.last })??.info else { return false }
-                return input.volume == steps.last
-            }
-            let handedOver = changes.withLock { $0 }
-            #expect(handedOver.allSatisfy { if case .sinkInput? = $0?.info { true } else { false } })
+            try await body(connection, index, changes, user)
         }
     }
 }

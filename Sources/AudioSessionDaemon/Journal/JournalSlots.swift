@@ -8,8 +8,9 @@ import Logging
 /// whole one with the higher number: a write that a crash cut short (or a full disk) starts with its new number
 /// and ends with the old one, or with none, and is not taken; the other file still holds the write before it.
 ///
-/// Writing in place costs one `pwrite` where a temporary's create, write, removal of the old file and rename
-/// cost about fifty times as much on ext4 (docs/BENCHMARKS.md), on the path from a server event to the orders.
+/// Writing in place costs one `pwrite`, on the path from a server event to the orders, where a temporary's
+/// create and write, the old file's removal and the rename cost about fifty times as much on ext4
+/// (docs/BENCHMARKS.md).
 enum JournalSlots {
     /// The journal at `path`'s two files: `path` itself and `NAME.1.json` beside it.
     static func paths(for path: String) -> [String] {
