@@ -1,4 +1,4 @@
-import NIOCore
+import DequeModule
 
 /// What one connection may make the daemon hold, and where it is. A value: each event returns what to do, and
 /// `ConnectionFlow` carries it out (waking the reader, closing the connection).
@@ -23,7 +23,7 @@ struct ConnectionBudget: Sendable {
     static let unansweredLimit = 4
 
     /// The sizes of the requests taken whose reply is not written yet, oldest first (replies go in order).
-    private var unreplied = CircularBuffer<Int>()
+    private var unreplied = Deque<Int>()
     private(set) var unrepliedBytes = 0
     private(set) var requestsTaken = 0
     private(set) var unsentBytes = 0

@@ -1,4 +1,5 @@
 import AudioSessionProtocol
+import DequeModule
 import NIOCore
 import Locking
 
@@ -35,7 +36,7 @@ final class ConnectionFlow: ClientOutbox {
     private struct State {
         var budget = ConnectionBudget()
         /// The lines queued and not yet taken by the writer, oldest first.
-        var pending = CircularBuffer<Line>(initialCapacity: 4)
+        var pending = Deque<Line>()
         /// No more lines: the connection ends once the pending ones are written.
         var finished = false
     }

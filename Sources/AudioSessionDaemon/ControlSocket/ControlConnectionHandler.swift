@@ -1,5 +1,6 @@
 import AudioSessionDaemonCore
 import AudioSessionProtocol
+import DequeModule
 import Logging
 import NIOCore
 
@@ -22,7 +23,7 @@ final class ControlConnectionHandler: ChannelDuplexHandler, RemovableChannelHand
     private var client: ClientID?
     private var flow: ConnectionFlow?
     /// Requests read and not taken yet (the budget had no room), in order, with their lengths.
-    private var waiting = CircularBuffer<(input: DaemonInput, bytes: Int)>(initialCapacity: 2)
+    private var waiting = Deque<(input: DaemonInput, bytes: Int)>()
     /// The socket was not read when NIO asked, since requests wait: read it once they are taken.
     private var readHeld = false
     private var writing = false

@@ -50,6 +50,9 @@ final class ControlServer: Service {
             .serverChannelOption(.backlog, value: backlog)
             // A client that closes its sending side after its requests still reads their replies.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
+            // Each connection keeps its receive buffer between reads: sized for a request line (a few hundred
+            // bytes), not NIO's 2 KB, since a thousand idle clients each hold one (a longer line grows it).
+            .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
             .childChannelInitializer { [shared] channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
@@ -121,6 +124,13 @@ final class ControlServer: Service {
             throw DaemonError("cannot set the mode of \(path) to \(String(mode, radix: 8)): errno \(errno)")
         }
     }
+
+    /// The receive buffer sizes of a connection: 256 bytes first, up to a whole line's limit.
+    static let receiveBuffers = AdaptiveRecvByteBufferAllocator(
+        minimum: 64,
+        initial: 256,
+        maximum: Request.maximumLineBytes
+    )
 
     /// How many connections may wait to be accepted: as many as the kernel allows (`net.core.somaxconn`, 4096
     /// by default since Linux 5.4), so that a burst of clients is queued, not refused, while the daemon is busy.
