@@ -98,7 +98,7 @@ import Testing
             try await onThread {
                 let watch = try BuiltTool.start(["watch", "--socket", daemon.socketPath])
                 defer { watch.stop() }
-                let first = try watch.lines.next()
+                let first = try watch.lines.next(awaiting: "the status as the watch began")
                 #expect(
                     Self.withoutTime(first)
                         == "status: switch ring; screen unlocked; media services available; outputs speaker; inputs builtInMic; "
@@ -115,14 +115,16 @@ import Testing
                 var times = [try Self.time(of: first)]
                 for (arguments, expected) in changes {
                     #expect(daemon.tool(arguments).status == 0)
-                    let line = try watch.lines.next()
+                    let line = try watch.lines.next(awaiting: expected)
                     #expect(Self.withoutTime(line) == expected)
                     times.append(try Self.time(of: line))
                 }
                 #expect(times == times.sorted())
                 // hello, setCategory, activate: three inputs, three lines.
                 let music = try daemon.client("music", .playback)
-                let arrival = try (0..<3).map { _ in Self.withoutTime(try watch.lines.next()) }
+                let arrival = try (0..<3).map { _ in
+                    Self.withoutTime(try watch.lines.next(awaiting: "a line of the music's session"))
+                }
                 #expect(
                     arrival == [
                         "session 1 music: new, soloAmbient/default, inactive (not activated yet (C1)), output none, "
@@ -594,8 +596,9 @@ final class LineReader {
         self.owner = owner
     }
 
-    /// The next line without its newline; throws when none comes within `limit` or the writer has gone.
-    func next(within limit: Duration = .seconds(30)) throws -> String {
+    /// The next line without its newline; throws when none comes within `limit` or the writer has gone, saying
+    /// what was `awaiting`.
+    func next(within limit: Duration = .seconds(30), awaiting what: String = "a line") throws -> String {
         let deadline = ContinuousClock.now + limit
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
@@ -606,7 +609,9 @@ final class LineReader {
             let left = max(0, (deadline - ContinuousClock.now) / .milliseconds(1))
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, Int32(left)) > 0 else {
-                throw LiveTestError("no line within \(limit); so far: \(String(decoding: buffer, as: UTF8.self))")
+                throw LiveTestError(
+                    "no line within \(limit) (awaiting \(what)); so far: \(String(decoding: buffer, as: UTF8.self))"
+                )
             }
             var chunk = [UInt8](repeating: 0, count: 4096)
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
