@@ -1,5 +1,6 @@
 import AudioSessionDaemonCore
 import Foundation
+import Locking
 import Logging
 import Testing
 
@@ -135,6 +136,31 @@ import Testing
         keeper.close()
     }
 
+    /// A file that cannot be opened (here its folder is missing; on a machine, a read-only or full file system)
+    /// fails every write of a turn the same way: the log tells it once and counts the rest, and says when the
+    /// journal is written again.
+    @Test func aFileThatCannotBeOpenedIsToldOnceAndItsFailedWritesCounted() throws {
+        let lines = Locked<[String]>([])
+        let recording = Logger(label: "JournalFileTests") { _ in RecordingLogHandler(lines: lines) }
+        let folder = directory + "/later"
+        let server = try plainKeeper().server
+        var keeper = JournalStreamKeeper(path: folder + "/streams.json", server: server, logger: recording)
+        for entries in [[Self.music], [Self.music, Self.call], [Self.call]] {
+            let written = keeper.sync(Dictionary(uniqueKeysWithValues: entries.map { ($0.origin, $0) }))
+            #expect(!written)
+        }
+        #expect(keeper.trouble.failedWrites == 3)
+        let told = lines.withLock { $0 }
+        #expect(told.count == 1, "\(told)")
+        #expect(told.first?.contains("not written: cannot open \(folder)/streams.json") == true, "\(told)")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let writtenAgain = keeper.sync([Self.music.origin: Self.music])
+        #expect(writtenAgain)
+        let after = lines.withLock { $0 }
+        #expect(after.last?.contains("written again, after 3 failed writes") == true, "\(after)")
+        keeper.close()
+    }
+
     /// An entry's JSON is written by hand on the hot path (`JournalEntryJSON`): it is what `JSONEncoder` writes,
     /// byte for byte, with every optional present or absent and strings that need escaping (every ASCII
     /// character, quotes, slashes, control characters) or none (beyond ASCII, a line separator, an emoji).
@@ -199,5 +225,21 @@ import Testing
             policyMuted: false,
             restoreKey: "sink-input-by-application-name:\(application)"
         )
+    }
+}
+
+/// Keeps every line logged through it.
+struct RecordingLogHandler: LogHandler {
+    let lines: Locked<[String]>
+    var logLevel = Logger.Level.trace
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        lines.withLock { $0.append("\(event.level) \(event.message)") }
     }
 }

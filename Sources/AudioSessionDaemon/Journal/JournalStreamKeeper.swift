@@ -91,10 +91,7 @@ struct JournalStreamKeeper: Sendable {
             Glibc.close(descriptor)
             descriptors[slot] = nil
         }
-        let path = slotPaths[slot]
-        guard let descriptor = StateFiles.openInPlace(path, flags: O_RDWR, logger: logger) else {
-            throw StateWriteError.system("cannot open", path)
-        }
+        let descriptor = try StateFiles.openInPlaceOrThrow(slotPaths[slot], flags: O_RDWR, logger: logger)
         descriptors[slot] = descriptor
         return descriptor
     }

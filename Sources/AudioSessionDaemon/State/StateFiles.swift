@@ -233,21 +233,30 @@ enum StateFiles {
     /// directory, a pipe) is reported and moved aside as `NAME.corrupt`, and a new file is made. Nil (logged)
     /// when it cannot be opened.
     static func openInPlace(_ path: String, flags: Int32, logger: Logger) -> Int32? {
+        do {
+            return try openInPlaceOrThrow(path, flags: flags, logger: logger)
+        } catch {
+            logger.error("state file not used: \(error)")
+            return nil
+        }
+    }
+
+    /// `openInPlace`, throwing what kept the file from being opened instead of logging it: for a caller that
+    /// logs its failures once (the stream journal, written every turn).
+    static func openInPlaceOrThrow(_ path: String, flags: Int32, logger: Logger) throws(WriteError) -> Int32 {
         if let oddity = oddity(at: path) {
             logger.error("state file \(path) is \(oddity); not followed: moved aside to \(path).corrupt")
             rename(path, path + ".corrupt")
         }
         let descriptor = open(path, flags | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            logger.error("state file \(path) cannot be opened: \(errnoText())")
-            return nil
-        }
+        guard descriptor >= 0 else { throw WriteError.system("cannot open", path) }
         // Looked at again on what was opened: only this daemon's user could have changed the name meanwhile.
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_nlink == 1 else {
             close(descriptor)
-            logger.error("state file \(path) changed while it was opened; not used")
-            return nil
+            var error = WriteError(description: "\(path) changed while it was opened; not used")
+            error.path = path
+            throw error
         }
         return descriptor
     }
