@@ -13,7 +13,7 @@ import NIOCore
 /// Everything here runs on the channel's event loop; the policy loop reaches it only through `ConnectionFlow`,
 /// whose `wake` brings it back to that loop.
 final class ControlConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = LineFrame
+    typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -22,6 +22,8 @@ final class ControlConnectionHandler: ChannelDuplexHandler, RemovableChannelHand
     /// Set once the peer's credentials are read and the client is registered.
     private var client: ClientID?
     private var flow: ConnectionFlow?
+    /// The bytes read, split into lines.
+    private var lines = LineFrameDecoder()
     /// Requests read and not taken yet (the budget had no room), in order, with their lengths.
     private var waiting = Deque<(input: DaemonInput, bytes: Int)>()
     /// The socket was not read when NIO asked, since requests wait: read it once they are taken.
@@ -87,18 +89,24 @@ final class ControlConnectionHandler: ChannelDuplexHandler, RemovableChannelHand
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        // Lines come only once the client is registered: reading waits for it (`read(context:)`).
-        guard !ended, let client, let request = Self.input(from: unwrapInboundIn(data), of: client) else { return }
-        waiting.append(request)
+        // Bytes come only once the client is registered: reading waits for it (`read(context:)`).
+        guard !ended, let client else { return }
+        lines.decode(unwrapInboundIn(data)) { take($0, of: client) }
         pump()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case ChannelEvent.inputClosed = event {
+            if !ended, let client { lines.finish { take($0, of: client) } }
             inputClosed = true
             pump()
         }
         context.fireUserInboundEventTriggered(event)
+    }
+
+    /// A line read: it waits for the budget's room (a blank line is ignored).
+    private func take(_ frame: LineFrame, of client: ClientID) {
+        if let request = Self.input(from: frame, of: client) { waiting.append(request) }
     }
 
     func read(context: ChannelHandlerContext) {

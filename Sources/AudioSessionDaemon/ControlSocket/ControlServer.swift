@@ -55,7 +55,6 @@ final class ControlServer: Service {
             .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
             .childChannelInitializer { [shared] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
                     try channel.pipeline.syncOperations.addHandler(ControlConnectionHandler(server: shared))
                 }
             }
