@@ -210,6 +210,13 @@ final class ContextCore: @unchecked Sendable {
         pending[ObjectIdentifier(operation)] = nil
     }
 
+    /// Drops a request issued through `perform` or `performAll` (counted in `requestsIssued`) once it is answered
+    /// or failed. Only with the lock held.
+    func answered(_ request: any PendingOperation) {
+        forget(request)
+        requestsAnswered &+= 1
+    }
+
     /// Fails the pending operations of `owner` (all when nil). Only with the lock held.
     func failPending(owner: ObjectIdentifier? = nil, _ error: (_ name: String) -> PulseError) {
         for operation in pending.values where owner == nil || operation.owner == owner {

@@ -43,16 +43,14 @@ final class OperationBox<Value: Sendable>: PendingOperation, @unchecked Sendable
     func succeed(_ value: Value) {
         guard let continuation else { return }
         self.continuation = nil
-        core.forget(self)
-        core.requestsAnswered &+= 1
+        core.answered(self)
         continuation.resume(returning: value)
     }
 
     func fail(_ error: PulseError) {
         guard let continuation else { return }
         self.continuation = nil
-        core.forget(self)
-        core.requestsAnswered &+= 1
+        core.answered(self)
         continuation.resume(throwing: error)
     }
 

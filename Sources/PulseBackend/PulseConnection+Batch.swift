@@ -151,8 +151,7 @@ final class BatchBox: PendingOperation, @unchecked Sendable {
     private func finish() {
         guard let continuation else { return }
         self.continuation = nil
-        core.forget(self)
-        core.requestsAnswered &+= 1
+        core.answered(self)
         continuation.resume(returning: answers.map { $0 ?? nil })
     }
 }

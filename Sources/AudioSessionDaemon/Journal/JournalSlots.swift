@@ -39,38 +39,24 @@ enum JournalSlots {
 
     /// One file's journal and its write number; nil when it has none that is whole (logged, see `newest`).
     static func read(_ path: String, logger: Logger) -> (journal: JournalStreams, write: UInt64)? {
-        let problem: String
-        if let oddity = StateFiles.oddity(at: path) {
-            problem = "it is \(oddity); not followed"
-        } else {
-            do {
-                guard let data = try StateFiles.contents(of: path) else { return nil }
-                // Made for a write that failed (a full disk) or never came (a crash right after): no journal.
-                if data.isEmpty { return nil }
-                let line = data.prefix { $0 != UInt8(ascii: "\n") }
-                do {
-                    if let wrong = try StateFiles.versionProblem(of: line, for: JournalStreams.self) {
-                        problem = wrong
-                    } else {
-                        let journal = try JSONDecoder().decode(JournalStreams.self, from: line)
-                        switch (journal.write, journal.end) {
-                        case (nil, nil): return (journal, 0)
-                        case (let write?, let end) where write == end: return (journal, write)
-                        case (let write, let end):
-                            let started = write.map { "write \($0)" } ?? "a write with no number"
-                            let ended = end.map { "write \($0)" } ?? "none"
-                            problem = "\(started) ends as \(ended) (cut short by a crash?)"
-                        }
-                    }
-                } catch let error as DecodingError {
-                    problem = StateFiles.describe(error, size: line.count)
-                }
-            } catch {
-                problem = "cannot be read: \(error)"
-            }
+        let journal = StateFiles.load(JournalStreams.self, from: path, logger: logger, writtenInPlace: true) { line in
+            try StateFiles.versionProblem(of: line, for: JournalStreams.self) ?? numbersProblem(of: line)
         }
-        logger.error("state file \(path) ignored: \(problem)")
-        rename(path, path + ".corrupt")
-        return nil
+        return journal.map { ($0, $0.write ?? 0) }
+    }
+
+    /// Why the write on `line` is not whole: it ends with another number than it starts with, or with none
+    /// (nil when both are the same, or neither is there: a journal written whole and renamed into place).
+    private static func numbersProblem(of line: Data) throws -> String? {
+        let numbers = try JSONDecoder().decode(WriteNumbers.self, from: line)
+        guard numbers.write != numbers.end else { return nil }
+        let started = numbers.write.map { "write \($0)" } ?? "a write with no number"
+        let ended = numbers.end.map { "write \($0)" } ?? "none"
+        return "\(started) ends as \(ended) (cut short by a crash?)"
+    }
+
+    private struct WriteNumbers: Decodable {
+        var write: UInt64?
+        var end: UInt64?
     }
 }

@@ -70,20 +70,10 @@ enum StateFiles {
 
     /// Writes `data` into a new temporary's descriptor and closes it; on failure it is removed.
     private static func fill(_ descriptor: Int32, with data: Data, temporary: String) throws(WriteError) {
-        var written = 0
-        let ok = data.withUnsafeBytes { bytes -> Bool in
-            while written < bytes.count {
-                let count = write(descriptor, bytes.baseAddress! + written, bytes.count - written)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                written += count
-            }
-            return true
-        }
-        guard ok, fsync(descriptor) == 0 else {
-            let error = WriteError.system("cannot write", temporary)
+        do throws(WriteError) {
+            try writeInPlace(data, into: descriptor, path: temporary)
+            guard fsync(descriptor) == 0 else { throw WriteError.system("cannot write", temporary) }
+        } catch {
             close(descriptor)
             unlink(temporary)
             throw error
@@ -180,11 +170,14 @@ enum StateFiles {
     }
 
     /// The file's value; nil when there is no file, or when it cannot be read or understood (then logged and
-    /// moved aside). `check` may find more wrong with a value that decoded.
+    /// moved aside). `check` may find more wrong with a value that decoded. A file written in place
+    /// (`writeInPlace`) holds its value on its first line (what follows is left from a longer write), and none
+    /// when it is empty (made for a write that failed or never came): nothing to report.
     static func load<Value: Decodable>(
         _ type: Value.Type,
         from path: String,
         logger: Logger,
+        writtenInPlace: Bool = false,
         check: (Data) throws -> String? = { _ in nil }
     ) -> Value? {
         let problem: String
@@ -192,7 +185,9 @@ enum StateFiles {
             problem = "it is \(oddity); not followed"
         } else {
             do {
-                guard let data = try contents(of: path) else { return nil }
+                guard let contents = try contents(of: path) else { return nil }
+                if writtenInPlace && contents.isEmpty { return nil }
+                let data = writtenInPlace ? contents.prefix { $0 != UInt8(ascii: "\n") } : contents
                 do {
                     if let wrong = try check(data) {
                         problem = wrong
@@ -213,7 +208,7 @@ enum StateFiles {
 
     /// A plain file's bytes, read without following a link; nil when there is no file. Throws when it cannot be
     /// read.
-    static func contents(of path: String) throws -> Data? {
+    private static func contents(of path: String) throws -> Data? {
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
