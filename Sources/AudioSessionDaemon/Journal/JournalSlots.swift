@@ -18,12 +18,12 @@ enum JournalSlots {
         return [path, second]
     }
 
-    /// A whole journal found in one of the files: its write number (0 for one written whole by a daemon before
-    /// the numbers, renamed into place) and which file.
+    /// A whole journal found in one of the files, and which file; its write number is 0 for one written whole by
+    /// a daemon before the numbers (renamed into place).
     struct Found {
         var journal: JournalStreams
-        var write: UInt64
         var slot: Int
+        var write: UInt64 { journal.write ?? 0 }
     }
 
     /// The newest whole journal of the two files, if either holds one. A file that is not a plain file, cannot
@@ -32,17 +32,16 @@ enum JournalSlots {
     /// empty one is no journal, and nothing to report.
     static func newest(for path: String, logger: Logger) -> Found? {
         let found = paths(for: path).enumerated().compactMap { slot, path in
-            read(path, logger: logger).map { Found(journal: $0.journal, write: $0.write, slot: slot) }
+            read(path, logger: logger).map { Found(journal: $0, slot: slot) }
         }
         return found.max { $0.write < $1.write }
     }
 
-    /// One file's journal and its write number; nil when it has none that is whole (logged, see `newest`).
-    static func read(_ path: String, logger: Logger) -> (journal: JournalStreams, write: UInt64)? {
-        let journal = StateFiles.load(JournalStreams.self, from: path, logger: logger, writtenInPlace: true) { line in
+    /// One file's journal; nil when it has none that is whole (logged, see `newest`).
+    static func read(_ path: String, logger: Logger) -> JournalStreams? {
+        StateFiles.load(JournalStreams.self, from: path, logger: logger, writtenInPlace: true) { line in
             try StateFiles.versionProblem(of: line, for: JournalStreams.self) ?? numbersProblem(of: line)
         }
-        return journal.map { ($0, $0.write ?? 0) }
     }
 
     /// Why the write on `line` is not whole: it ends with another number than it starts with, or with none
