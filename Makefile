@@ -40,7 +40,7 @@ MANUAL_DATE ?= $(shell if [ -n "$$SOURCE_DATE_EPOCH" ]; then date -u -d "@$$SOUR
 PROGRAMS = audiosessiond audiosessionctl
 MANUAL_PAGES = man8/audiosessiond.8 man1/audiosessionctl.1 man5/audiosessiond-policy.yaml.5
 
-.PHONY: all deps build run test tsan fuzz examples bench bench-daemon soak clean manuals install uninstall
+.PHONY: all deps build run test tsan fuzz examples bench bench-daemon symbol-order soak clean manuals install uninstall
 
 all: build
 
@@ -124,6 +124,12 @@ bench-daemon: deps
 	$(SWIFT) build -c release --product DaemonBenchmark
 	.build/release/DaemonBenchmark $(BENCH_ARGS) --json $(BENCH_JSON)
 	.build/release/DaemonBenchmark --check-json $(BENCH_JSON)
+
+# The order of the release daemon's code: the functions it runs, profiled with valgrind, laid out first by lld
+# (scripts/symbol-order.sh, docs/BENCHMARKS.md, "Memory"). SYMBOL_ORDER_OUT: another file to write than the
+# checked-in Sources/audiosessiond/symbol-order.txt (CI's step writes one in .build and prints the drift).
+symbol-order: deps
+	scripts/symbol-order.sh
 
 clean:
 	rm -rf .build

@@ -14,8 +14,9 @@ set -euo pipefail
 # the D-Bus backend (sd-bus), dbus-daemon for the private buses of its tests and dbus-system-bus-common for the
 # machine's system bus policy and its messagebus user (SystemBusPolicyTests), feedbackd for the live switch tests;
 # mpv, mpv-mpris and playerctl for the live player tests (a real MPRIS player, the user's media keys); libyaml-dev
-# for the configuration and scenario files (YAMLBackend).
-PACKAGES=(strace librsvg2-bin man-db groff-base libpulse-dev pulseaudio pulseaudio-utils pipewire pipewire-pulse wireplumber systemd libasound2-dev
+# for the configuration and scenario files (YAMLBackend); valgrind for the release daemon's code order
+# (scripts/symbol-order.sh, `make symbol-order`).
+PACKAGES=(strace valgrind librsvg2-bin man-db groff-base libpulse-dev pulseaudio pulseaudio-utils pipewire pipewire-pulse wireplumber systemd libasound2-dev
     libasound2-plugins alsa-utils zsh fish libsystemd-dev dbus-daemon dbus-system-bus-common feedbackd
     mpv mpv-mpris playerctl libyaml-dev)
 
