@@ -300,6 +300,19 @@ public struct JournalSessionState: Codable, Sendable, Equatable {
         options = snapshot.options.names
         appState = snapshot.appState
     }
+
+    public init(_ id: SessionID, _ standing: SessionStanding) {
+        session = id.rawValue
+        state = standing.state
+        output = standing.output
+        input = standing.input
+        route = standing.route.output
+        inputRoute = standing.route.input
+        category = standing.category
+        mode = standing.mode
+        options = standing.options.names
+        appState = standing.appState
+    }
 }
 
 /// A session at a checkpoint.

@@ -8,6 +8,9 @@ extension PolicyEngine {
     /// Whether the engine knows this session.
     public func hasSession(_ id: SessionID) -> Bool { sessions[id] != nil }
 
+    /// How many sessions there are.
+    public var sessionCount: Int { sessions.count }
+
     /// The streams of a session, in order.
     public func streamIDs(of id: SessionID) -> [StreamID] { (sessions[id]?.streams ?? []).sorted() }
 
@@ -57,6 +60,21 @@ extension PolicyEngine {
             secondaryAudioShouldBeSilencedHint: secondaryAudioHint(session, sources: indexes.nonmixableWithOutput),
             interruptedBy: session.interruption?.causes ?? [],
             mediaPlayer: mediaPlayerState(of: session)
+        )
+    }
+
+    /// Where a session stands (the event log's record of it), or nil if there is no such session.
+    public func standing(of id: SessionID) -> SessionStanding? {
+        guard let session = sessions[id] else { return nil }
+        return SessionStanding(
+            category: session.category,
+            mode: session.mode,
+            options: session.options,
+            state: session.state,
+            appState: session.appState,
+            output: outputSummary(of: session).0,
+            input: inputSummary(of: session),
+            route: route(of: session)
         )
     }
 

@@ -83,3 +83,38 @@ public struct SessionSnapshot: Hashable, Sendable {
         self.mediaPlayer = mediaPlayer
     }
 }
+
+/// Where a session stands, the part of its snapshot that says what it does rather than why: what the event log
+/// records of a session after each event. Unlike a snapshot it is computed from the session alone (no look at
+/// the other sessions), so comparing every session's after an event stays cheap among a thousand.
+public struct SessionStanding: Hashable, Sendable {
+    public var category: Category
+    public var mode: Mode
+    /// As reported: implied options included (C3, C5).
+    public var options: CategoryOptions
+    public var state: SessionState
+    public var appState: AppState
+    public var output: OutputSummary
+    public var input: InputSummary
+    public var route: Route
+
+    public init(
+        category: Category,
+        mode: Mode,
+        options: CategoryOptions,
+        state: SessionState,
+        appState: AppState,
+        output: OutputSummary,
+        input: InputSummary,
+        route: Route
+    ) {
+        self.category = category
+        self.mode = mode
+        self.options = options
+        self.state = state
+        self.appState = appState
+        self.output = output
+        self.input = input
+        self.route = route
+    }
+}

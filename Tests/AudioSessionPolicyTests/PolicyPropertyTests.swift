@@ -30,6 +30,39 @@ import Testing
         #expect(steps >= 100_000)
     }
 
+    /// The event log records each session's standing, computed apart from its snapshot (cheaply, for a thousand
+    /// sessions): the two must agree after every step.
+    @Test func aSessionsStandingIsWhatItsSnapshotSays() {
+        var compared = 0
+        for seed in 1...UInt64(50) {
+            var disagreement: String?
+            _ = Self.replay(seed: seed, steps: Self.stepsPerRun) { engine, step, _, _, _ in
+                guard disagreement == nil else { return }
+                for id in engine.sessionIDs {
+                    let snapshot = engine.snapshot(of: id)!
+                    let standing = engine.standing(of: id)!
+                    let expected = SessionStanding(
+                        category: snapshot.category,
+                        mode: snapshot.mode,
+                        options: snapshot.options,
+                        state: snapshot.state,
+                        appState: snapshot.appState,
+                        output: snapshot.output,
+                        input: snapshot.input,
+                        route: snapshot.route
+                    )
+                    compared += 1
+                    if standing != expected {
+                        disagreement = "step \(step), session \(id.rawValue): \(standing) against \(expected)"
+                        return
+                    }
+                }
+            }
+            if let disagreement { Issue.record("seed \(seed): \(disagreement)"); return }
+        }
+        #expect(compared >= 10_000)
+    }
+
     @Test func theSameStepsAlwaysGiveTheSameResults() {
         for seed in [7, 42, 1_000_003] as [UInt64] {
             let first = Self.replay(seed: seed, steps: 2_000) { _, _, _, _, _ in }
