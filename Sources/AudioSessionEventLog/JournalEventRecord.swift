@@ -289,16 +289,7 @@ public struct JournalSessionState: Codable, Sendable, Equatable {
     public var appState: AppState
 
     public init(_ snapshot: SessionSnapshot) {
-        session = snapshot.id.rawValue
-        state = snapshot.state
-        output = snapshot.output
-        input = snapshot.input
-        route = snapshot.route.output
-        inputRoute = snapshot.route.input
-        category = snapshot.category
-        mode = snapshot.mode
-        options = snapshot.options.names
-        appState = snapshot.appState
+        self.init(snapshot.id, snapshot.standing)
     }
 
     public init(_ id: SessionID, _ standing: SessionStanding) {

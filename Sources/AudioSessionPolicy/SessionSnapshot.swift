@@ -84,6 +84,22 @@ public struct SessionSnapshot: Hashable, Sendable {
     }
 }
 
+extension SessionSnapshot {
+    /// Where the session stands: this snapshot without the reasons and the look at the other sessions.
+    public var standing: SessionStanding {
+        SessionStanding(
+            category: category,
+            mode: mode,
+            options: options,
+            state: state,
+            appState: appState,
+            output: output,
+            input: input,
+            route: route
+        )
+    }
+}
+
 /// Where a session stands, the part of its snapshot that says what it does rather than why: what the event log
 /// records of a session after each event. Unlike a snapshot it is computed from the session alone (no look at
 /// the other sessions), so comparing every session's after an event stays cheap among a thousand.
@@ -97,24 +113,4 @@ public struct SessionStanding: Hashable, Sendable {
     public var output: OutputSummary
     public var input: InputSummary
     public var route: Route
-
-    public init(
-        category: Category,
-        mode: Mode,
-        options: CategoryOptions,
-        state: SessionState,
-        appState: AppState,
-        output: OutputSummary,
-        input: InputSummary,
-        route: Route
-    ) {
-        self.category = category
-        self.mode = mode
-        self.options = options
-        self.state = state
-        self.appState = appState
-        self.output = output
-        self.input = input
-        self.route = route
-    }
 }

@@ -39,18 +39,8 @@ import Testing
             _ = Self.replay(seed: seed, steps: Self.stepsPerRun) { engine, step, _, _, _ in
                 guard disagreement == nil else { return }
                 for id in engine.sessionIDs {
-                    let snapshot = engine.snapshot(of: id)!
                     let standing = engine.standing(of: id)!
-                    let expected = SessionStanding(
-                        category: snapshot.category,
-                        mode: snapshot.mode,
-                        options: snapshot.options,
-                        state: snapshot.state,
-                        appState: snapshot.appState,
-                        output: snapshot.output,
-                        input: snapshot.input,
-                        route: snapshot.route
-                    )
+                    let expected = engine.snapshot(of: id)!.standing
                     compared += 1
                     if standing != expected {
                         disagreement = "step \(step), session \(id.rawValue): \(standing) against \(expected)"
