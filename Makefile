@@ -121,12 +121,15 @@ bench: deps
 BENCH_JSON ?= .build/daemon-benchmark.json
 bench-daemon: deps
 	$(SWIFT) build -c release --product audiosessiond
+	@# The release daemon carries its Swift runtime (Package.swift, README): it must need no Swift library.
+	@if ldd .build/release/audiosessiond | grep -i swift; then \
+		echo "bench-daemon: the release daemon needs the Swift libraries above; it should carry its own" >&2; exit 1; fi
 	$(SWIFT) build -c release --product DaemonBenchmark
 	.build/release/DaemonBenchmark $(BENCH_ARGS) --json $(BENCH_JSON)
 	.build/release/DaemonBenchmark --check-json $(BENCH_JSON)
 
 # The order of the release daemon's code: the functions it runs, profiled with valgrind, laid out first by lld
-# (scripts/symbol-order.sh, docs/BENCHMARKS.md, "Memory"). SYMBOL_ORDER_OUT: another file to write than the
+# (scripts/symbol-order.sh, docs/BENCHMARKS.md, "The daemon's code order"). SYMBOL_ORDER_OUT: another file to write than the
 # checked-in Sources/audiosessiond/symbol-order.txt (CI's step writes one in .build and prints the drift).
 symbol-order: deps
 	scripts/symbol-order.sh

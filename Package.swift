@@ -115,7 +115,8 @@ let package = Package(
             // resident at idle (docs/BENCHMARKS.md, "Memory"). Release only: ThreadSanitizer's runtime (`make tsan`,
             // a debug build) aborts in a daemon linked so. The functions the daemon runs are laid out first
             // (symbol-order.txt, written by scripts/symbol-order.sh): the kernel maps 64 KB around each page of code
-            // touched, and the 1.1 MB the daemon runs was spread over its 14 MB of code; 2.1 MB less at idle.
+            // touched, and the 1.1 MB the daemon runs was spread over its 14 MB of code; 2.1 MB less at idle
+            // (docs/BENCHMARKS.md, "The daemon's code order").
             // The static FoundationEssentials does not name two archives it needs (its collections and C shims).
             linkerSettings: [
                 .unsafeFlags(

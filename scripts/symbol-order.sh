@@ -2,7 +2,8 @@
 # Writes Sources/audiosessiond/symbol-order.txt: the functions the release daemon runs from its start through an
 # unaware call, a client's call session and a while idle, as valgrind's callgrind saw them. lld puts these first
 # in the daemon's code (Package.swift), so that the code a running daemon uses lies together instead of spread
-# over the whole binary, where the kernel maps 64 KB around each page touched (docs/BENCHMARKS.md, "Memory").
+# over the whole binary, where the kernel maps 64 KB around each page touched (docs/BENCHMARKS.md, "The
+# daemon's code order").
 #
 #   scripts/symbol-order.sh     needs valgrind (Debian package valgrind); starts its own private PulseAudio
 #

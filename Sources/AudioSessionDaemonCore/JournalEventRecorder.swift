@@ -74,12 +74,13 @@ package struct JournalEventRecorder: Sendable {
     /// daemon's time here.
     private mutating func changedStates(in engine: PolicyEngine) -> [JournalSessionState]? {
         var changed: [JournalSessionState] = []
-        for id in engine.sessionIDs {
+        let live = engine.sessionIDs
+        for id in live {
             guard let standing = engine.standing(of: id), standings.updateValue(standing, forKey: id) != standing
             else { continue }
             changed.append(JournalSessionState(id, standing))
         }
-        if standings.count > engine.sessionCount {
+        if standings.count > live.count {
             for id in standings.keys where !engine.hasSession(id) {
                 standings[id] = nil
                 declarations[id] = nil

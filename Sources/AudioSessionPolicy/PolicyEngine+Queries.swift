@@ -8,9 +8,6 @@ extension PolicyEngine {
     /// Whether the engine knows this session.
     public func hasSession(_ id: SessionID) -> Bool { sessions[id] != nil }
 
-    /// How many sessions there are.
-    public var sessionCount: Int { sessions.count }
-
     /// The streams of a session, in order.
     public func streamIDs(of id: SessionID) -> [StreamID] { (sessions[id]?.streams ?? []).sorted() }
 
