@@ -22,6 +22,9 @@ enum Proplist {
     static func dictionary(_ list: OpaquePointer?) -> [String: String] {
         guard let list else { return [:] }
         var result: [String: String] = [:]
+        // Room for them all at once: a device's or stream's list has a few dozen, and each growth hashes every key
+        // again (this runs for every info the daemon reads, on libpulse's thread).
+        result.reserveCapacity(Int(pa_proplist_size(list)))
         var state: UnsafeMutableRawPointer? = nil
         while let key = pa_proplist_iterate(list, &state) {
             if let value = pa_proplist_gets(list, key) {

@@ -84,6 +84,11 @@ import Testing
         ("17 (a) b (c) S 9 17 17", 9),
         ("17 (no parent field", nil),
         ("", nil),
+        ("4242 (mpv) S 4000", 4000),
+        ("4242 (mpv)  S  4000  4242", 4000),
+        ("4242 (mpv) S", nil),
+        ("4242 (mpv) S 40x0 1", nil),
+        ("4242 (mpv) S 99999999999 1", nil),
     ] as [(String, Int32?)])
     func theParentIsReadPastTheCommandName(stat: String, parent: Int32?) {
         #expect(ProcessLine.parentID(inStat: Array(stat.utf8)) == parent)

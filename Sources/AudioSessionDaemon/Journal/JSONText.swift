@@ -133,11 +133,18 @@ struct JSONText {
         separate()
         bytes.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
     }
 
     private mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Most strings (names, roles, keys) need no escape: copied whole, not byte by byte.
+        if !value.utf8.contains(where: Self.needsEscape) {
+            bytes.append(contentsOf: value.utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): escape(byte)
@@ -156,6 +163,10 @@ struct JSONText {
             }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "/")
     }
 
     private mutating func escape(_ letter: UInt8) {

@@ -39,11 +39,30 @@ enum ProcessLine {
     }
 
     /// The parent's ID from a /proc/PID/stat line: `pid (comm) state ppid ...`. The command name may hold
-    /// spaces and parentheses, so the fields are counted from the last ')'.
+    /// spaces and parentheses, so the fields are counted from the last ')'. Read byte by byte, with no string
+    /// made: a new app's stat lines (one per ancestor) are read as it connects, on the sound server's loop.
     static func parentID<Bytes: BidirectionalCollection<UInt8>>(inStat stat: Bytes) -> Int32? {
         guard let close = stat.lastIndex(of: UInt8(ascii: ")")) else { return nil }
-        let fields = stat[stat.index(after: close)...].split(separator: UInt8(ascii: " "))
-        guard fields.count >= 2 else { return nil }
-        return Int32(String(decoding: fields[1], as: UTF8.self))
+        var field = 0
+        var inField = false
+        var parent: Int32 = 0
+        for byte in stat[stat.index(after: close)...] {
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") {
+                if inField && field == 2 { return parent }
+                inField = false
+                continue
+            }
+            if !inField {
+                inField = true
+                field += 1
+            }
+            guard field == 2 else { continue }
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            let digit = Int32(byte - UInt8(ascii: "0"))
+            let (shifted, overflow) = parent.multipliedReportingOverflow(by: 10)
+            guard !overflow, shifted <= Int32.max - digit else { return nil }
+            parent = shifted + digit
+        }
+        return inField && field == 2 ? parent : nil
     }
 }

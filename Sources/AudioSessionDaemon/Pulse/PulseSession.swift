@@ -33,11 +33,11 @@ struct PulseSession {
     /// While a new playback stream's report is fed: its saved entry in module-stream-restore, read on libpulse's
     /// thread with its info, for the machine's `readRestoreEntry` (one round trip fewer before the orders).
     private var prefetchedRestoreEntry: (key: String, prefetch: PulsePrefetch)?
-    /// The process line of each client's process, read as the client connected (its info prefetched with the
-    /// event): an app connects before it opens its stream, so reading /proc then keeps it off the path from the
-    /// stream's event to the orders that answer it. Read on another thread: this loop runs on libpulse's, which
-    /// meanwhile reads the app's stream event and asks for the stream's info.
-    private var clientLines: [UInt32: (processID: Int32, line: Task<[Int32], Never>)] = [:]
+    /// The process line of each client's process, read as the client names its process (its info prefetched
+    /// with the event): an app connects before it opens its stream, so reading /proc then keeps it off the path
+    /// from the stream's event to the orders that answer it. Read here, on libpulse's thread: a few stat files,
+    /// less work than waking a thread of the global executor to read them and this loop again to take them.
+    private var clientLines: [UInt32: (processID: Int32, line: [Int32])] = [:]
 
     enum Progress { case going, finished }
 
@@ -152,9 +152,7 @@ struct PulseSession {
                 let processID = client.properties["application.process.id"].flatMap(Int32.init),
                 clientLines[index]?.processID != processID
             {
-                clientLines[index] = (
-                    processID, Task(executorPreference: globalConcurrentExecutor) { ProcessLine.of(processID) }
-                )
+                clientLines[index] = (processID, ProcessLine.of(processID))
             }
         case (.client, .remove): clientLines[index] = nil
         default: break
@@ -238,7 +236,7 @@ struct PulseSession {
     /// name another); else read now.
     private func processLine(of processID: Int32, client: UInt32?) async -> [Int32] {
         if let client, let known = clientLines[client], known.processID == processID {
-            return await known.line.value
+            return known.line
         }
         return ProcessLine.of(processID)
     }
