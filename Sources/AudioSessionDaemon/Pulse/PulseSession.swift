@@ -81,7 +81,7 @@ struct PulseSession {
             try await feed(.journalOpened(written: keeper.written, mayHoldOlderEntries: keeper.mayHoldOlderEntries))
         }
         try await reportDevices()
-        for input in try await connection.sinkInputs() { try await feed(await report(input)) }
+        for input in try await connection.sinkInputs() { try await feed(report(input)) }
         for output in try await connection.sourceOutputs() { try await feed(.streamReported(StreamReport(output))) }
         try await feed(.inventoryTaken)
     }
@@ -139,7 +139,7 @@ struct PulseSession {
                     prefetchedRestoreEntry = (key, prefetch)
                 }
                 defer { prefetchedRestoreEntry = nil }
-                try await feed(await report(input))
+                try await feed(report(input))
             }
         case (.sourceOutput, _):
             if let output = try await sourceOutput(index, prefetched: prefetch) {
@@ -222,19 +222,19 @@ struct PulseSession {
     }
 
     /// A playback stream's report, with its process line (/proc) when it first appears (section 6b).
-    private mutating func report(_ input: PulseSinkInput) async -> StreamMachine.Event {
+    private mutating func report(_ input: PulseSinkInput) -> StreamMachine.Event {
         reportRead = .now
         let report = StreamReport(input)
         guard machine.needsProcessLine(report.origin) else { return .streamReported(report) }
         guard let processID = input.properties["application.process.id"].flatMap(Int32.init) else {
             return .streamReported(report, processLine: [])
         }
-        return .streamReported(report, processLine: await processLine(of: processID, client: input.clientIndex))
+        return .streamReported(report, processLine: processLine(of: processID, client: input.clientIndex))
     }
 
     /// The line read when the stream's client connected, when it is of the process the stream names (an app may
     /// name another); else read now.
-    private func processLine(of processID: Int32, client: UInt32?) async -> [Int32] {
+    private func processLine(of processID: Int32, client: UInt32?) -> [Int32] {
         if let client, let known = clientLines[client], known.processID == processID {
             return known.line
         }
