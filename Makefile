@@ -129,8 +129,9 @@ bench-daemon: deps
 	.build/release/DaemonBenchmark --check-json $(BENCH_JSON)
 
 # The order of the release daemon's code: the functions it runs, profiled with valgrind, laid out first by lld
-# (scripts/symbol-order.sh, docs/BENCHMARKS.md, "The daemon's code order"). SYMBOL_ORDER_OUT: another file to write than the
-# checked-in Sources/audiosessiond/symbol-order.txt (CI's step writes one in .build and prints the drift).
+# (scripts/symbol-order.sh, docs/BENCHMARKS.md, "The daemon's code order"). SYMBOL_ORDER_OUT: another file to
+# write than the checked-in Sources/audiosessiond/symbol-order.txt (CI's step writes one in .build and prints the
+# drift).
 symbol-order: deps
 	scripts/symbol-order.sh
 
