@@ -156,7 +156,10 @@ final class PulseService: Service, StreamEnforcer {
         // queued again: its info, asked for after both, replaces the queued one's, and the loop takes it when it
         // gets there (our own writes' echoes come in runs).
         let waitingChanges = Locked<[PulseEvent: PulsePrefetch?]>([:])
+        // Events that bring the loop nothing new (a device's change it cannot see, a client's) stay here.
+        let sieve = Locked(EventSieve())
         connection.listen(prefetchingNewStreams: true, prefetchingChanges: true) { event, prefetch in
+            if sieve.withLock({ $0.sift(event, info: prefetch?.info) }) == .keep { return }
             if event.isCoalescedChange {
                 let isQueued = waitingChanges.withLock { waiting in
                     defer { waiting[event] = .some(prefetch) }
@@ -176,7 +179,8 @@ final class PulseService: Service, StreamEnforcer {
             journalPath: journalPath,
             serverAddress: server,
             takeVerdicts: { [self] in takeVerdicts() },
-            changeTaken: { event in waitingChanges.withLock { $0.removeValue(forKey: event) ?? nil } }
+            changeTaken: { event in waitingChanges.withLock { $0.removeValue(forKey: event) ?? nil } },
+            clientLine: { client in sieve.withLock { $0.clientLines[client] } }
         )
         defer { session.closeJournal() }
         logger.info("connected to the sound server")

@@ -33,11 +33,10 @@ struct PulseSession {
     /// While a new playback stream's report is fed: its saved entry in module-stream-restore, read on libpulse's
     /// thread with its info, for the machine's `readRestoreEntry` (one round trip fewer before the orders).
     private var prefetchedRestoreEntry: (key: String, prefetch: PulsePrefetch)?
-    /// The process line of each client's process, read as the client names its process (its info prefetched
-    /// with the event): an app connects before it opens its stream, so reading /proc then keeps it off the path
-    /// from the stream's event to the orders that answer it. Read here, on libpulse's thread: a few stat files,
-    /// less work than waking a thread of the global executor to read them and this loop again to take them.
-    private var clientLines: [UInt32: (processID: Int32, line: [Int32])] = [:]
+    /// A client's process and its process line, read as the client named its process (`EventSieve`, on
+    /// libpulse's thread): an app connects before it opens its stream, so reading /proc then keeps it off the path
+    /// from the stream's event to the orders that answer it.
+    let clientLine: @Sendable (UInt32) -> (processID: Int32, line: [Int32])?
 
     enum Progress { case going, finished }
 
@@ -51,9 +50,11 @@ struct PulseSession {
         journalPath: String? = nil,
         serverAddress: String? = nil,
         takeVerdicts: @escaping @Sendable () -> [(StreamOrigin, StreamVerdict)],
-        changeTaken: @escaping @Sendable (PulseEvent) -> PulsePrefetch?
+        changeTaken: @escaping @Sendable (PulseEvent) -> PulsePrefetch?,
+        clientLine: @escaping @Sendable (UInt32) -> (processID: Int32, line: [Int32])?
     ) {
         self.takeVerdicts = takeVerdicts
+        self.clientLine = clientLine
         self.changeTaken = changeTaken
         self.journalPath = journalPath
         self.serverAddress = serverAddress
@@ -146,15 +147,7 @@ struct PulseSession {
                 try await feed(.streamReported(StreamReport(output)))
             }
         case (.server, _): try await feed(.defaultSinkReported(connection.serverInfo().defaultSinkName))
-        case (.client, .new), (.client, .change):
-            // The process is named once the client has said who it is: a change right after it connects.
-            if let prefetch, case .client(let client?) = prefetch.info,
-                let processID = client.properties["application.process.id"].flatMap(Int32.init),
-                clientLines[index]?.processID != processID
-            {
-                clientLines[index] = (processID, ProcessLine.of(processID))
-            }
-        case (.client, .remove): clientLines[index] = nil
+        // Clients', cards' and modules' events stay in the `EventSieve`.
         default: break
         }
     }
@@ -235,7 +228,7 @@ struct PulseSession {
     /// The line read when the stream's client connected, when it is of the process the stream names (an app may
     /// name another); else read now.
     private func processLine(of processID: Int32, client: UInt32?) -> [Int32] {
-        if let client, let known = clientLines[client], known.processID == processID {
+        if let client, let known = clientLine(client), known.processID == processID {
             return known.line
         }
         return ProcessLine.of(processID)

@@ -1,0 +1,62 @@
+import PulseBackend
+
+/// Sifts the sound server's events on libpulse's thread, as each is read with its info, before the connection's
+/// loop is given a turn for it: an event that brings the loop nothing new is kept here.
+///
+/// - A device's change that leaves it as the loop was last given it. A sink changes with its volume and its state
+///   (running, idle, suspended), which the daemon does not read: about twice a call, a turn each for nothing.
+///   What the daemon reads of a device (its name, active port, ports and properties) is all of its info, so an
+///   info equal to the last one handed over is nothing new.
+/// - A client's events. An app connects before it opens its stream, and names its process right after
+///   (`application.process.id`): the process line (section 6b, `ProcessLine`) is read then, here, and kept until
+///   the client goes, off the path from the stream's event to the orders that answer it.
+/// - Card and module events, which the daemon does not use.
+///
+/// Only libpulse's thread touches it (the connection's listener), one event at a time; the loop reads the
+/// process lines through `PulseService`'s lock, on that same thread.
+struct EventSieve {
+    enum Outcome: Equatable { case queue, keep }
+
+    /// The last info handed to the loop of each device, by index; none once it went or an info was missing.
+    private var sinks: [UInt32: PulseSink] = [:]
+    private var sources: [UInt32: PulseSource] = [:]
+    /// Each client's process and its process line, read as the client named its process.
+    private(set) var clientLines: [UInt32: (processID: Int32, line: [Int32])] = [:]
+
+    /// Whether `event`, with the info asked for as it was read (`info`; nil when none was asked for or the query
+    /// failed), goes to the loop or is kept here.
+    mutating func sift(_ event: PulseEvent, info: PulsePrefetch.Info?) -> Outcome {
+        guard case .changed(let facility, let change, let index) = event else { return .queue }
+        switch (facility, change, info) {
+        case (.sink, .change, .sink(let sink?)?):
+            if sinks[index] == sink { return .keep }
+            sinks[index] = sink
+        case (.sink, .new, .sink(let sink?)?):
+            sinks[index] = sink
+        case (.sink, _, _):
+            sinks[index] = nil
+        case (.source, .change, .source(let source?)?):
+            if sources[index] == source { return .keep }
+            sources[index] = source
+        case (.source, .new, .source(let source?)?):
+            sources[index] = source
+        case (.source, _, _):
+            sources[index] = nil
+        case (.client, .remove, _):
+            clientLines[index] = nil
+            return .keep
+        case (.client, _, .client(let client?)?):
+            if let processID = client.properties["application.process.id"].flatMap(Int32.init),
+                clientLines[index]?.processID != processID
+            {
+                clientLines[index] = (processID, ProcessLine.of(processID))
+            }
+            return .keep
+        case (.client, _, _), (.card, _, _), (.module, _, _):
+            return .keep
+        default:
+            break
+        }
+        return .queue
+    }
+}
