@@ -28,20 +28,12 @@ struct EventSieve {
     mutating func sift(_ event: PulseEvent, info: PulsePrefetch.Info?) -> Outcome {
         guard case .changed(let facility, let change, let index) = event else { return .queue }
         switch (facility, change, info) {
-        case (.sink, .change, .sink(let sink?)?):
-            if sinks[index] == sink { return .keep }
-            sinks[index] = sink
-        case (.sink, .new, .sink(let sink?)?):
-            sinks[index] = sink
         case (.sink, _, _):
-            sinks[index] = nil
-        case (.source, .change, .source(let source?)?):
-            if sources[index] == source { return .keep }
-            sources[index] = source
-        case (.source, .new, .source(let source?)?):
-            sources[index] = source
+            let sink: PulseSink? = if case .sink(let sink?)? = info { sink } else { nil }
+            return Self.sift(change, sink, at: index, lastHandedOver: &sinks)
         case (.source, _, _):
-            sources[index] = nil
+            let source: PulseSource? = if case .source(let source?)? = info { source } else { nil }
+            return Self.sift(change, source, at: index, lastHandedOver: &sources)
         case (.client, .remove, _):
             clientLines[index] = nil
             return .keep
@@ -55,8 +47,24 @@ struct EventSieve {
         case (.client, _, _), (.card, _, _), (.module, _, _):
             return .keep
         default:
-            break
+            return .queue
         }
+    }
+
+    /// A device's event: a change whose info is the one last handed over stays; anything else goes, and its info
+    /// is remembered (forgotten when it is gone or did not come).
+    private static func sift<Info: Equatable>(
+        _ change: PulseChange,
+        _ info: Info?,
+        at index: UInt32,
+        lastHandedOver: inout [UInt32: Info]
+    ) -> Outcome {
+        guard let info, change != .remove else {
+            lastHandedOver[index] = nil
+            return .queue
+        }
+        if change == .change, lastHandedOver[index] == info { return .keep }
+        lastHandedOver[index] = info
         return .queue
     }
 }
