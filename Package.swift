@@ -113,10 +113,10 @@ let package = Package(
             // linked by lld with packed relative relocations and no symbol of its own exported: the loader reads 11 KB
             // of relocations instead of 1.4 MB, and a symbol table of 25 KB instead of 1.5 MB. About 3.3 MB less
             // resident at idle (docs/BENCHMARKS.md, "Last run on this machine"). Release only: ThreadSanitizer's
-            // runtime (`make tsan`, a debug build) aborts in a daemon linked so. The functions the daemon runs are laid out first
-            // (symbol-order.txt, written by scripts/symbol-order.sh): the kernel maps 64 KB around each page of code
-            // touched, and the 1.1 MB the daemon runs was spread over its 14 MB of code; 2.1 MB less at idle
-            // (docs/BENCHMARKS.md, "The daemon's code order").
+            // runtime (`make tsan`, a debug build) aborts in a daemon linked so. The functions the daemon runs are
+            // laid out first (symbol-order.txt, written by scripts/symbol-order.sh): the kernel maps 64 KB around
+            // each page of code touched, and the 1.1 MB the daemon runs was spread over its 14 MB of code; 2.1 MB
+            // less at idle (docs/BENCHMARKS.md, "The daemon's code order").
             // The static FoundationEssentials does not name two archives it needs (its collections and C shims).
             linkerSettings: [
                 .unsafeFlags(

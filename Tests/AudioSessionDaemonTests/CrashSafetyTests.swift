@@ -563,7 +563,14 @@ final class CrashRig: @unchecked Sendable {
     /// write number (`JournalSlots.newest`'s rule), without touching either, since the daemon may be writing
     /// them. No journal yet: an empty one, which the callers' `eventually` looks at again.
     func journal(in directory: String) throws -> JournalStreams {
-        let whole = JournalSlots.paths(for: directory + "/streams.json").compactMap { path -> JournalStreams? in
+        newestJournal(in: directory)?.journal ?? JournalStreams()
+    }
+
+    /// The newest whole journal, as `journal(in:)` reads it, and which of the two files holds it (0 or 1, in
+    /// `JournalSlots.paths`' order); nil when neither holds one.
+    func newestJournal(in directory: String) -> (journal: JournalStreams, slot: Int)? {
+        let paths = JournalSlots.paths(for: directory + "/" + JournalStreams.fileName)
+        let whole = paths.enumerated().compactMap { slot, path -> (journal: JournalStreams, slot: Int)? in
             guard let data = FileManager.default.contents(atPath: path),
                 let journal = try? JSONDecoder().decode(
                     JournalStreams.self,
@@ -571,9 +578,9 @@ final class CrashRig: @unchecked Sendable {
                 ),
                 journal.write == journal.end
             else { return nil }
-            return journal
+            return (journal, slot)
         }
-        return whole.max { ($0.write ?? 0) < ($1.write ?? 0) } ?? JournalStreams()
+        return whole.max { ($0.journal.write ?? 0) < ($1.journal.write ?? 0) }
     }
 
     func journalEntries(in directory: String) throws -> Int { try journal(in: directory).entries.count }

@@ -258,7 +258,7 @@ struct FullDiskTests {
                 $0.index == music.index && $0.movedTo == headphones
             }
         }
-        try Self.emptyOlderJournalFile(in: rig.stateDirectory)
+        try Self.emptyOlderJournalFile(rig)
 
         _ = try disk.fill()
         let module = try #require(
@@ -288,21 +288,11 @@ struct FullDiskTests {
 
     static func request(_ command: Command) -> Request { Request(command) }
 
-    /// Empties the one of the journal's two files that the daemon writes next (the older whole journal, or a file
-    /// that holds none), freeing its blocks.
-    static func emptyOlderJournalFile(in directory: String) throws {
-        let paths = JournalSlots.paths(for: directory + "/" + JournalStreams.fileName)
-        let writes = paths.map { path -> UInt64 in
-            guard let data = FileManager.default.contents(atPath: path),
-                let journal = try? JSONDecoder().decode(
-                    JournalStreams.self,
-                    from: data.prefix { $0 != UInt8(ascii: "\n") }
-                ),
-                journal.write == journal.end
-            else { return 0 }
-            return journal.write ?? 0
-        }
-        let older = writes[0] <= writes[1] ? paths[0] : paths[1]
+    /// Empties the one of the journal's two files that the daemon writes next (the one without the newest whole
+    /// journal), freeing its blocks.
+    static func emptyOlderJournalFile(_ rig: CrashRig) throws {
+        let newest = try #require(rig.newestJournal(in: rig.stateDirectory), "no whole journal to keep")
+        let older = JournalSlots.paths(for: rig.stateDirectory + "/" + JournalStreams.fileName)[1 - newest.slot]
         guard FileManager.default.fileExists(atPath: older) else { return }
         guard truncate(older, 0) == 0 else { throw LiveTestError("cannot empty \(older): errno \(errno)") }
     }
