@@ -108,7 +108,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: ["symbol-order.txt"],
+            exclude: ["symbol-order.txt", "link"],
             // The release daemon carries its Swift runtime (nothing of Swift's is needed where it is installed),
             // linked by lld with packed relative relocations and no symbol of its own exported: the loader reads 11 KB
             // of relocations instead of 1.4 MB, and a symbol table of 25 KB instead of 1.5 MB. About 3.3 MB less
@@ -116,7 +116,8 @@ let package = Package(
             // runtime (`make tsan`, a debug build) aborts in a daemon linked so. The functions the daemon runs are
             // laid out first (symbol-order.txt, written by scripts/symbol-order.sh): the kernel maps 64 KB around
             // each page of code touched, and the 1.1 MB the daemon runs was spread over its 14 MB of code; 2.1 MB
-            // less at idle (docs/BENCHMARKS.md, "The daemon's code order").
+            // less at idle (docs/BENCHMARKS.md, "The daemon's code order"). The C++ runtime the Swift runtime needs is
+            // linked in too (link/libstdc++.so, a linker script): libstdc++.so's start-up cost about 1 MB resident.
             // The static FoundationEssentials does not name two archives it needs (its collections and C shims).
             linkerSettings: [
                 .unsafeFlags(
@@ -127,6 +128,7 @@ let package = Package(
                         "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/audiosessiond/symbol-order.txt",
                         "-Xlinker", "--no-warn-symbol-ordering",
                         "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims",
+                        "-L", "\(Context.packageDirectory)/Sources/audiosessiond/link",
                     ],
                     .when(configuration: .release)
                 )
