@@ -14,7 +14,8 @@ extension PulseServerInfo {
 }
 
 extension PulseSinkInput {
-    init(_ info: pa_sink_input_info) {
+    /// `keys`: the properties to keep (`PulseConnection`'s `streamPropertyKeys`); nil: all.
+    init(_ info: pa_sink_input_info, keeping keys: [String]? = nil) {
         index = info.index
         name = String(optionalCString: info.name) ?? ""
         clientIndex = info.client.validIndex
@@ -24,12 +25,13 @@ extension PulseSinkInput {
         corked = info.corked != 0
         hasVolume = info.has_volume != 0
         volumeWritable = info.volume_writable != 0
-        properties = Proplist.dictionary(info.proplist)
+        properties = Proplist.dictionary(info.proplist, keeping: keys)
     }
 }
 
 extension PulseSourceOutput {
-    init(_ info: pa_source_output_info) {
+    /// `keys`: the properties to keep (`PulseConnection`'s `streamPropertyKeys`); nil: all.
+    init(_ info: pa_source_output_info, keeping keys: [String]? = nil) {
         index = info.index
         name = String(optionalCString: info.name) ?? ""
         clientIndex = info.client.validIndex
@@ -39,7 +41,7 @@ extension PulseSourceOutput {
         corked = info.corked != 0
         hasVolume = info.has_volume != 0
         volumeWritable = info.volume_writable != 0
-        properties = Proplist.dictionary(info.proplist)
+        properties = Proplist.dictionary(info.proplist, keeping: keys)
     }
 }
 

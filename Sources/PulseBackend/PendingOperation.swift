@@ -40,6 +40,9 @@ final class OperationBox<Value: Sendable>: PendingOperation, @unchecked Sendable
 
     var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
+    /// The properties a stream's info keeps on this connection.
+    var streamPropertyKeys: [String]? { core.streamPropertyKeys }
+
     func succeed(_ value: Value) {
         guard let continuation else { return }
         self.continuation = nil

@@ -18,9 +18,17 @@ enum Proplist {
         return list
     }
 
-    /// The string-valued properties of `list`; binary values are left out.
-    static func dictionary(_ list: OpaquePointer?) -> [String: String] {
+    /// The string-valued properties of `list`; binary values are left out. With `keys`, only those: each is looked
+    /// up instead of every property being converted (a stream's list has a few dozen, its reader may want five).
+    static func dictionary(_ list: OpaquePointer?, keeping keys: [String]? = nil) -> [String: String] {
         guard let list else { return [:] }
+        if let keys {
+            var result: [String: String] = [:]
+            for key in keys {
+                if let value = pa_proplist_gets(list, key) { result[key] = String(cString: value) }
+            }
+            return result
+        }
         var result: [String: String] = [:]
         // Room for them all at once: a device's or stream's list has a few dozen, and each growth hashes every key
         // again (this runs for every info the daemon reads, on libpulse's thread).

@@ -80,23 +80,27 @@ private enum Introspection {
     }
 
     static let sinkInputs: pa_sink_input_info_cb_t = { context, info, eol, userdata in
-        OperationBox<[PulseSinkInput]>.from(userdata)
-            .receive(info.map { PulseSinkInput($0.pointee) }, eol: eol, context: context)
+        let box = OperationBox<[PulseSinkInput]>.from(userdata)
+        let input = info.map { PulseSinkInput($0.pointee, keeping: box.streamPropertyKeys) }
+        box.receive(input, eol: eol, context: context)
     }
 
     static let sinkInput: pa_sink_input_info_cb_t = { context, info, eol, userdata in
-        OperationBox<PulseSinkInput?>.from(userdata)
-            .receiveOne(info.map { PulseSinkInput($0.pointee) }, eol: eol, context: context)
+        let box = OperationBox<PulseSinkInput?>.from(userdata)
+        let input = info.map { PulseSinkInput($0.pointee, keeping: box.streamPropertyKeys) }
+        box.receiveOne(input, eol: eol, context: context)
     }
 
     static let sourceOutputs: pa_source_output_info_cb_t = { context, info, eol, userdata in
-        OperationBox<[PulseSourceOutput]>.from(userdata)
-            .receive(info.map { PulseSourceOutput($0.pointee) }, eol: eol, context: context)
+        let box = OperationBox<[PulseSourceOutput]>.from(userdata)
+        let output = info.map { PulseSourceOutput($0.pointee, keeping: box.streamPropertyKeys) }
+        box.receive(output, eol: eol, context: context)
     }
 
     static let sourceOutput: pa_source_output_info_cb_t = { context, info, eol, userdata in
-        OperationBox<PulseSourceOutput?>.from(userdata)
-            .receiveOne(info.map { PulseSourceOutput($0.pointee) }, eol: eol, context: context)
+        let box = OperationBox<PulseSourceOutput?>.from(userdata)
+        let output = info.map { PulseSourceOutput($0.pointee, keeping: box.streamPropertyKeys) }
+        box.receiveOne(output, eol: eol, context: context)
     }
 
     static let sinks: pa_sink_info_cb_t = { context, info, eol, userdata in

@@ -85,7 +85,7 @@ struct WaitingEvent {
 final class PrefetchBox: PendingOperation, @unchecked Sendable {
     let name: String
     let owner: ObjectIdentifier? = nil
-    private unowned let core: ContextCore
+    unowned let core: ContextCore
     private let requestsBefore: UInt64?
     private var gathered: PulsePrefetch.Info?
     /// Set once the info's query has its answer (`gathered`: the info, or nil when it failed).
@@ -150,12 +150,19 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
     }
 
     private static let sinkInputAnswered: pa_sink_input_info_cb_t = { context, info, eol, userdata in
-        from(userdata).receive(info.map { .sinkInput(PulseSinkInput($0.pointee)) }, gone: .sinkInput(nil), eol, context)
+        let box = from(userdata)
+        box.receive(
+            info.map { .sinkInput(PulseSinkInput($0.pointee, keeping: box.core.streamPropertyKeys)) },
+            gone: .sinkInput(nil),
+            eol,
+            context
+        )
     }
 
     private static let sourceOutputAnswered: pa_source_output_info_cb_t = { context, info, eol, userdata in
-        from(userdata).receive(
-            info.map { .sourceOutput(PulseSourceOutput($0.pointee)) },
+        let box = from(userdata)
+        box.receive(
+            info.map { .sourceOutput(PulseSourceOutput($0.pointee, keeping: box.core.streamPropertyKeys)) },
             gone: .sourceOutput(nil),
             eol,
             context

@@ -65,6 +65,59 @@ struct PulsePrefetchTests {
         }
     }
 
+    /// A connection made with `streamPropertyKeys` keeps only those of a stream's properties, in the info that
+    /// comes with a new stream's event and in the info it asks for; devices keep all of theirs.
+    @Test func aConnectionKeepsOnlyTheStreamPropertiesItIsToldTo() async throws {
+        try await withPrivatePulseServer { server in
+            let keys = ["media.role", "application.name", "no.such.property"]
+            let connection = PulseConnection(
+                server: server.server,
+                applicationName: "pulse-backend-tests",
+                streamPropertyKeys: keys
+            )
+            try await connection.connect()
+            defer { connection.close() }
+            let prefetched = Locked<[PulsePrefetch.Info]>([])
+            connection.listen(prefetchingNewStreams: true) { _, prefetch in
+                if let info = prefetch?.info { prefetched.withLock { $0.append(info) } }
+            }
+            let music = try await PulsePlaybackStream.open(
+                server: server.server,
+                name: "music",
+                properties: ["media.role": "music", "media.name": "a song"]
+            )
+            defer { music.close() }
+            let microphone = try await PulseRecordStream.open(
+                server: server.server,
+                name: "microphone",
+                properties: ["media.role": "phone"]
+            )
+            defer { microphone.close() }
+            let musicInfos = {
+                prefetched.withLock { infos in
+                    infos.compactMap { info -> PulseSinkInput? in
+                        guard case .sinkInput(let input?) = info else { return nil }
+                        return input.index == music.sinkInputIndex ? input : nil
+                    }
+                }
+            }
+            // What the stream's own library adds (the process, the binary, the client's name) is left out too.
+            let wanted = ["media.role": "music", "application.name": "music"]
+            let asked = try #require(try await connection.sinkInput(music.sinkInputIndex))
+            #expect(asked.properties == wanted)
+            let recording = try #require(try await connection.sourceOutput(microphone.sourceOutputIndex))
+            #expect(recording.properties == ["media.role": "phone", "application.name": "microphone"])
+            try await eventually("the new stream's info came with its event") {
+                !musicInfos().isEmpty
+            }
+            let withEvent = musicInfos()
+            #expect(withEvent.map(\.properties) == [wanted])
+            // A device keeps every property: the port rules may name any.
+            let sinks = try await connection.sinks()
+            #expect(sinks.allSatisfy { $0.properties["device.description"] != nil })
+        }
+    }
+
     /// An app's client connects, and then names itself, before it opens its stream: its info (the process, for
     /// the daemon's process line) comes with those events.
     @Test func aNewClientsEventsComeWithItsInfo() async throws {

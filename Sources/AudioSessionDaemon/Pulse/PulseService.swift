@@ -117,7 +117,8 @@ final class PulseService: Service, StreamEnforcer {
             let connection = PulseConnection(
                 server: server,
                 applicationName: "audiosessiond",
-                properties: ["application.id": "audiosessiond"]
+                properties: ["application.id": "audiosessiond"],
+                streamPropertyKeys: SoundStream.propertyKeys
             )
             let reason: String
             do {
