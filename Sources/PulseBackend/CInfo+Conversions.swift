@@ -14,8 +14,8 @@ extension PulseServerInfo {
 }
 
 extension PulseSinkInput {
-    /// `keys`: the properties to keep (`PulseConnection`'s `streamPropertyKeys`); nil: all.
-    init(_ info: pa_sink_input_info, keeping keys: [String]? = nil) {
+    /// `keys`: the properties to keep (`PulseConnection`'s `appPropertyKeys`); nil: all.
+    init(_ info: pa_sink_input_info, keeping keys: Proplist.Keys? = nil) {
         index = info.index
         name = String(optionalCString: info.name) ?? ""
         clientIndex = info.client.validIndex
@@ -30,8 +30,8 @@ extension PulseSinkInput {
 }
 
 extension PulseSourceOutput {
-    /// `keys`: the properties to keep (`PulseConnection`'s `streamPropertyKeys`); nil: all.
-    init(_ info: pa_source_output_info, keeping keys: [String]? = nil) {
+    /// `keys`: the properties to keep (`PulseConnection`'s `appPropertyKeys`); nil: all.
+    init(_ info: pa_source_output_info, keeping keys: Proplist.Keys? = nil) {
         index = info.index
         name = String(optionalCString: info.name) ?? ""
         clientIndex = info.client.validIndex
@@ -71,9 +71,10 @@ extension PulseSource {
 }
 
 extension PulseClient {
-    init(_ info: pa_client_info) {
+    /// `keys`: the properties to keep (`PulseConnection`'s `appPropertyKeys`); nil: all.
+    init(_ info: pa_client_info, keeping keys: Proplist.Keys? = nil) {
         index = info.index
         name = String(optionalCString: info.name) ?? ""
-        properties = Proplist.dictionary(info.proplist)
+        properties = Proplist.dictionary(info.proplist, keeping: keys)
     }
 }

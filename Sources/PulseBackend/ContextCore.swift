@@ -36,20 +36,20 @@ final class ContextCore: @unchecked Sendable {
     /// Events read and not yet handed over, oldest first: while a new stream's info is on its way, the events
     /// after it wait behind it, so that every subscriber sees them in the order they were read.
     var waitingEvents: [WaitingEvent] = []
-    /// The properties a stream's info keeps (`PulseConnection.init`); nil: all.
-    let streamPropertyKeys: [String]?
+    /// The properties an app's stream or client info keeps (`PulseConnection.init`); nil: all.
+    let appPropertyKeys: Proplist.Keys?
 
     /// Starts a mainloop thread (which runs `executor`'s jobs) and creates an unconnected context named
     /// `applicationName`.
     init(
         applicationName: String,
         properties: [String: String],
-        streamPropertyKeys: [String]? = nil,
+        appPropertyKeys: [String]? = nil,
         events: EventBroadcaster,
         executor: PulseLoopExecutor
     ) throws(PulseError) {
         self.events = events
-        self.streamPropertyKeys = streamPropertyKeys
+        self.appPropertyKeys = appPropertyKeys.map(Proplist.Keys.init)
         mainloop = try ThreadedMainloop(executor: executor)
         do {
             try mainloop.withLock("pa_context_new_with_proplist") { api throws(PulseError) in

@@ -41,7 +41,7 @@ final class OperationBox<Value: Sendable>: PendingOperation, @unchecked Sendable
     var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
     /// The properties a stream's info keeps on this connection.
-    var streamPropertyKeys: [String]? { core.streamPropertyKeys }
+    var appPropertyKeys: Proplist.Keys? { core.appPropertyKeys }
 
     func succeed(_ value: Value) {
         guard let continuation else { return }

@@ -2,6 +2,17 @@ internal import CPulse
 
 /// Conversions between `pa_proplist` and `[String: String]`.
 enum Proplist {
+    /// Property names to look up, each with its C string made once (not for every info read).
+    struct Keys: Sendable {
+        let names: [String]
+        let cNames: [ContiguousArray<CChar>]
+
+        init(_ names: [String]) {
+            self.names = names
+            cNames = names.map { ContiguousArray($0.utf8CString) }
+        }
+    }
+
     /// A new `pa_proplist` holding `properties`; the caller frees it with `pa_proplist_free`.
     static func make(_ properties: [String: String], operation: String) throws(PulseError) -> OpaquePointer {
         guard let list = pa_proplist_new() else {
@@ -20,12 +31,14 @@ enum Proplist {
 
     /// The string-valued properties of `list`; binary values are left out. With `keys`, only those: each is looked
     /// up instead of every property being converted (a stream's list has a few dozen, its reader may want five).
-    static func dictionary(_ list: OpaquePointer?, keeping keys: [String]? = nil) -> [String: String] {
+    static func dictionary(_ list: OpaquePointer?, keeping keys: Keys? = nil) -> [String: String] {
         guard let list else { return [:] }
         if let keys {
             var result: [String: String] = [:]
-            for key in keys {
-                if let value = pa_proplist_gets(list, key) { result[key] = String(cString: value) }
+            for (name, cName) in zip(keys.names, keys.cNames) {
+                if let value = cName.withUnsafeBufferPointer({ pa_proplist_gets(list, $0.baseAddress) }) {
+                    result[name] = String(cString: value)
+                }
             }
             return result
         }

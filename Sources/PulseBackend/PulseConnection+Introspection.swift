@@ -81,25 +81,25 @@ private enum Introspection {
 
     static let sinkInputs: pa_sink_input_info_cb_t = { context, info, eol, userdata in
         let box = OperationBox<[PulseSinkInput]>.from(userdata)
-        let input = info.map { PulseSinkInput($0.pointee, keeping: box.streamPropertyKeys) }
+        let input = info.map { PulseSinkInput($0.pointee, keeping: box.appPropertyKeys) }
         box.receive(input, eol: eol, context: context)
     }
 
     static let sinkInput: pa_sink_input_info_cb_t = { context, info, eol, userdata in
         let box = OperationBox<PulseSinkInput?>.from(userdata)
-        let input = info.map { PulseSinkInput($0.pointee, keeping: box.streamPropertyKeys) }
+        let input = info.map { PulseSinkInput($0.pointee, keeping: box.appPropertyKeys) }
         box.receiveOne(input, eol: eol, context: context)
     }
 
     static let sourceOutputs: pa_source_output_info_cb_t = { context, info, eol, userdata in
         let box = OperationBox<[PulseSourceOutput]>.from(userdata)
-        let output = info.map { PulseSourceOutput($0.pointee, keeping: box.streamPropertyKeys) }
+        let output = info.map { PulseSourceOutput($0.pointee, keeping: box.appPropertyKeys) }
         box.receive(output, eol: eol, context: context)
     }
 
     static let sourceOutput: pa_source_output_info_cb_t = { context, info, eol, userdata in
         let box = OperationBox<PulseSourceOutput?>.from(userdata)
-        let output = info.map { PulseSourceOutput($0.pointee, keeping: box.streamPropertyKeys) }
+        let output = info.map { PulseSourceOutput($0.pointee, keeping: box.appPropertyKeys) }
         box.receiveOne(output, eol: eol, context: context)
     }
 
@@ -123,7 +123,7 @@ private enum Introspection {
     }
 
     static let clients: pa_client_info_cb_t = { context, info, eol, userdata in
-        OperationBox<[PulseClient]>.from(userdata)
-            .receive(info.map { PulseClient($0.pointee) }, eol: eol, context: context)
+        let box = OperationBox<[PulseClient]>.from(userdata)
+        box.receive(info.map { PulseClient($0.pointee, keeping: box.appPropertyKeys) }, eol: eol, context: context)
     }
 }

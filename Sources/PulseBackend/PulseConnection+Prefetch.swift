@@ -152,7 +152,7 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
     private static let sinkInputAnswered: pa_sink_input_info_cb_t = { context, info, eol, userdata in
         let box = from(userdata)
         box.receive(
-            info.map { .sinkInput(PulseSinkInput($0.pointee, keeping: box.core.streamPropertyKeys)) },
+            info.map { .sinkInput(PulseSinkInput($0.pointee, keeping: box.core.appPropertyKeys)) },
             gone: .sinkInput(nil),
             eol,
             context
@@ -162,7 +162,7 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
     private static let sourceOutputAnswered: pa_source_output_info_cb_t = { context, info, eol, userdata in
         let box = from(userdata)
         box.receive(
-            info.map { .sourceOutput(PulseSourceOutput($0.pointee, keeping: box.core.streamPropertyKeys)) },
+            info.map { .sourceOutput(PulseSourceOutput($0.pointee, keeping: box.core.appPropertyKeys)) },
             gone: .sourceOutput(nil),
             eol,
             context
@@ -170,7 +170,13 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
     }
 
     private static let clientAnswered: pa_client_info_cb_t = { context, info, eol, userdata in
-        from(userdata).receive(info.map { .client(PulseClient($0.pointee)) }, gone: .client(nil), eol, context)
+        let box = from(userdata)
+        box.receive(
+            info.map { .client(PulseClient($0.pointee, keeping: box.core.appPropertyKeys)) },
+            gone: .client(nil),
+            eol,
+            context
+        )
     }
 
     private static let sinkAnswered: pa_sink_info_cb_t = { context, info, eol, userdata in

@@ -16,7 +16,7 @@ public final class PulseConnection: Sendable {
     private let server: String?
     private let applicationName: String
     private let properties: [String: String]
-    private let streamPropertyKeys: [String]?
+    private let appPropertyKeys: [String]?
     let broadcaster = EventBroadcaster()
     private let slot = Locked(Slot.idle)
     /// Runs a task's code on this connection's libpulse thread while it is connected (`PulseLoopExecutor`):
@@ -30,18 +30,19 @@ public final class PulseConnection: Sendable {
     ///   - server: e.g. `"unix:/tmp/x/native"`, or nil for libpulse's default (`$PULSE_SERVER`, the user's server).
     ///   - applicationName: the client's `application.name`.
     ///   - properties: more client properties.
-    ///   - streamPropertyKeys: the properties a playback or record stream's info keeps; nil: all of them. A
-    ///     client that reads a few of every stream's few dozen need not have them all converted.
+    ///   - appPropertyKeys: the properties an app's infos keep (its playback and record streams', its
+    ///     clients'); nil: all of them. A client that reads a few of every stream's few dozen need not have
+    ///     them all converted. A device's info keeps all of its properties.
     public init(
         server: String?,
         applicationName: String,
         properties: [String: String] = [:],
-        streamPropertyKeys: [String]? = nil
+        appPropertyKeys: [String]? = nil
     ) {
         self.server = server
         self.applicationName = applicationName
         self.properties = properties
-        self.streamPropertyKeys = streamPropertyKeys
+        self.appPropertyKeys = appPropertyKeys
     }
 
     deinit {
@@ -62,7 +63,7 @@ public final class PulseConnection: Sendable {
                 let core = try ContextCore(
                     applicationName: applicationName,
                     properties: properties,
-                    streamPropertyKeys: streamPropertyKeys,
+                    appPropertyKeys: appPropertyKeys,
                     events: broadcaster,
                     executor: executor
                 )

@@ -65,15 +65,15 @@ struct PulsePrefetchTests {
         }
     }
 
-    /// A connection made with `streamPropertyKeys` keeps only those of a stream's properties, in the info that
-    /// comes with a new stream's event and in the info it asks for; devices keep all of theirs.
-    @Test func aConnectionKeepsOnlyTheStreamPropertiesItIsToldTo() async throws {
+    /// A connection made with `appPropertyKeys` keeps only those of an app's stream's and client's properties, in
+    /// the info that comes with a new stream's or client's event and in the info it asks for; devices keep all.
+    @Test func aConnectionKeepsOnlyTheAppPropertiesItIsToldTo() async throws {
         try await withPrivatePulseServer { server in
             let keys = ["media.role", "application.name", "no.such.property"]
             let connection = PulseConnection(
                 server: server.server,
                 applicationName: "pulse-backend-tests",
-                streamPropertyKeys: keys
+                appPropertyKeys: keys
             )
             try await connection.connect()
             defer { connection.close() }
@@ -101,7 +101,7 @@ struct PulsePrefetchTests {
                     }
                 }
             }
-            // What the stream's own library adds (the process, the binary, the client's name) is left out too.
+            // What the stream's library adds is left out too (its process, its binary), but for the app's name.
             let wanted = ["media.role": "music", "application.name": "music"]
             let asked = try #require(try await connection.sinkInput(music.sinkInputIndex))
             #expect(asked.properties == wanted)
@@ -112,6 +112,17 @@ struct PulsePrefetchTests {
             }
             let withEvent = musicInfos()
             #expect(withEvent.map(\.properties) == [wanted])
+            // The app's client, asked for and as it came with its events: its name, not its process.
+            let musicClient = try #require(try await connection.clients().first { $0.name == "music" })
+            #expect(musicClient.properties == ["application.name": "music"])
+            let clientsWithEvents = prefetched.withLock { infos in
+                infos.compactMap { info -> PulseClient? in
+                    guard case .client(let client?) = info else { return nil }
+                    return client.name == "music" ? client : nil
+                }
+            }
+            #expect(!clientsWithEvents.isEmpty)
+            #expect(clientsWithEvents.allSatisfy { $0.properties == ["application.name": "music"] })
             // A device keeps every property: the port rules may name any.
             let sinks = try await connection.sinks()
             #expect(sinks.allSatisfy { $0.properties["device.description"] != nil })

@@ -118,7 +118,7 @@ final class PulseService: Service, StreamEnforcer {
                 server: server,
                 applicationName: "audiosessiond",
                 properties: ["application.id": "audiosessiond"],
-                streamPropertyKeys: SoundStream.propertyKeys
+                appPropertyKeys: SoundStream.propertyKeys
             )
             let reason: String
             do {
