@@ -117,7 +117,8 @@ let package = Package(
             // laid out first (symbol-order.txt, written by scripts/symbol-order.sh): the kernel maps 64 KB around
             // each page of code touched, and the 1.1 MB the daemon runs was spread over its 14 MB of code; 2.1 MB
             // less at idle (docs/BENCHMARKS.md, "The daemon's code order"). The C++ runtime the Swift runtime needs is
-            // linked in too (link/libstdc++.so, a linker script): libstdc++.so's start-up cost about 1 MB resident.
+            // linked in too (link/libstdc++.so, a linker script): loading libstdc++.so left 1 MB resident, its
+            // parts in the binary about half as much.
             // The static FoundationEssentials does not name two archives it needs (its collections and C shims).
             linkerSettings: [
                 .unsafeFlags(
