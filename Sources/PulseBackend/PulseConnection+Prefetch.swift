@@ -85,7 +85,7 @@ struct WaitingEvent {
 final class PrefetchBox: PendingOperation, @unchecked Sendable {
     let name: String
     let owner: ObjectIdentifier? = nil
-    unowned let core: ContextCore
+    private unowned let core: ContextCore
     private let requestsBefore: UInt64?
     private var gathered: PulsePrefetch.Info?
     /// Set once the info's query has its answer (`gathered`: the info, or nil when it failed).
@@ -149,34 +149,25 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
         Unmanaged<PrefetchBox>.fromOpaque(userdata!).takeUnretainedValue()
     }
 
+    /// The properties an app's info keeps on this connection.
+    private var keys: Proplist.Keys? { core.appPropertyKeys }
+
     private static let sinkInputAnswered: pa_sink_input_info_cb_t = { context, info, eol, userdata in
         let box = from(userdata)
-        box.receive(
-            info.map { .sinkInput(PulseSinkInput($0.pointee, keeping: box.core.appPropertyKeys)) },
-            gone: .sinkInput(nil),
-            eol,
-            context
-        )
+        let input = info.map { PulseSinkInput($0.pointee, keeping: box.keys) }
+        box.receive(input.map(PulsePrefetch.Info.sinkInput), gone: .sinkInput(nil), eol, context)
     }
 
     private static let sourceOutputAnswered: pa_source_output_info_cb_t = { context, info, eol, userdata in
         let box = from(userdata)
-        box.receive(
-            info.map { .sourceOutput(PulseSourceOutput($0.pointee, keeping: box.core.appPropertyKeys)) },
-            gone: .sourceOutput(nil),
-            eol,
-            context
-        )
+        let output = info.map { PulseSourceOutput($0.pointee, keeping: box.keys) }
+        box.receive(output.map(PulsePrefetch.Info.sourceOutput), gone: .sourceOutput(nil), eol, context)
     }
 
     private static let clientAnswered: pa_client_info_cb_t = { context, info, eol, userdata in
         let box = from(userdata)
-        box.receive(
-            info.map { .client(PulseClient($0.pointee, keeping: box.core.appPropertyKeys)) },
-            gone: .client(nil),
-            eol,
-            context
-        )
+        let client = info.map { PulseClient($0.pointee, keeping: box.keys) }
+        box.receive(client.map(PulsePrefetch.Info.client), gone: .client(nil), eol, context)
     }
 
     private static let sinkAnswered: pa_sink_info_cb_t = { context, info, eol, userdata in
