@@ -102,8 +102,8 @@ package struct SoundStream: Sendable, Equatable {
 
     /// Every property of a stream the daemon reads: the session it names, the app and its process, the rules'
     /// (`ClassificationRule.matchableProperties`), and module-stream-restore's key. The sound-server connection
-    /// keeps only these of a stream's few dozen, and of its client's (whose process the daemon reads): converting
-    /// them all was about 5% of the daemon's instructions per unaware call.
+    /// keeps only these of a stream's few dozen, and of its client's (whose process the daemon reads): an info
+    /// took 20 K instructions to convert with them all, 11 K so (docs/BENCHMARKS.md).
     package static let propertyKeys: [String] = {
         let own = [
             "audiosession.id", "application.process.id", "application.name", "application.process.binary",

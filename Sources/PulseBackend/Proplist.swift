@@ -9,7 +9,7 @@ enum Proplist {
 
         init(_ names: [String]) {
             self.names = names
-            cNames = names.map { ContiguousArray($0.utf8CString) }
+            cNames = names.map(\.utf8CString)
         }
     }
 
