@@ -70,12 +70,7 @@ struct PulsePrefetchTests {
     @Test func aConnectionKeepsOnlyTheAppPropertiesItIsToldTo() async throws {
         try await withPrivatePulseServer { server in
             let keys = ["media.role", "application.name", "no.such.property"]
-            let connection = PulseConnection(
-                server: server.server,
-                applicationName: "pulse-backend-tests",
-                appPropertyKeys: keys
-            )
-            try await connection.connect()
+            let connection = try await connected(to: server, appPropertyKeys: keys)
             defer { connection.close() }
             let prefetched = Locked<[PulsePrefetch.Info]>([])
             connection.listen(prefetchingNewStreams: true) { _, prefetch in

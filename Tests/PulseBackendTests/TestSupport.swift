@@ -68,8 +68,12 @@ func eventually(
 }
 
 /// A connected connection to `server`; the caller closes it.
-func connected(to server: PrivatePulseServer, name: String = "pulse-backend-tests") async throws -> PulseConnection {
-    let connection = PulseConnection(server: server.server, applicationName: name)
+func connected(
+    to server: PrivatePulseServer,
+    name: String = "pulse-backend-tests",
+    appPropertyKeys: [String]? = nil
+) async throws -> PulseConnection {
+    let connection = PulseConnection(server: server.server, applicationName: name, appPropertyKeys: appPropertyKeys)
     try await connection.connect()
     return connection
 }
