@@ -62,6 +62,15 @@ import Testing
             "kill -9 (\(kind)): all 20 streams had their user's values \(restored) after the daemon was started again (process start included); \(left) left changed 1.5 s later"
         )
         #expect(left == 0)
+        if left != 0 {
+            for stream in streams {
+                let now = try await rig.observer.sinkInput(stream.index)
+                print(
+                    "kill -9 (\(kind)): stream \(stream.index) game \(stream.isGame) user \(stream.user): now \(now?.volume.description ?? "gone") muted \(now?.muted ?? false)"
+                )
+            }
+            print("kill -9 (\(kind)): the restarted daemon's log:\n\(rig.latestDaemonLog())")
+        }
         let recovery = rig.latestDaemonLog().split(separator: "\n").first {
             $0.contains("streams given their user's values back")
         }
