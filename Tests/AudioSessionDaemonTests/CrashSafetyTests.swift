@@ -35,13 +35,7 @@ import Testing
         // give back.
         navigation.stop()
         try await eventually("the prompt's stream is gone") { try await rig.observer.sinkInputs().count == 20 }
-        let fresh = rig.server.directory + "/state-after-crash"
-        try FileManager.default.createDirectory(atPath: fresh, withIntermediateDirectories: true)
-        // The journal's two files.
-        for file in ["streams.json", "streams.1.json"]
-        where FileManager.default.fileExists(atPath: rig.stateDirectory + "/" + file) {
-            try FileManager.default.copyItem(atPath: rig.stateDirectory + "/" + file, toPath: fresh + "/" + file)
-        }
+        let fresh = try rig.stateWithTheJournalOnly()
 
         let started = ContinuousClock.now
         try rig.spawnDaemon(stateDirectory: fresh)
@@ -59,10 +53,11 @@ import Testing
         try await Task.sleep(for: .milliseconds(1500))
         let left = try await rig.changedCount(streams)
         print(
-            "kill -9 (\(kind)): all 20 streams had their user's values \(restored) after the daemon was started again (process start included); \(left) left changed 1.5 s later"
+            "kill -9 (\(kind)): all 20 streams had their user's values \(restored) after the daemon was started again (process start included); \(left) changed 1.5 s later"
         )
-        #expect(left == 0)
         if left != 0 {
+            // A stream the server moves by itself is held silent for a moment (R4), and a loaded PipeWire may
+            // report a move of the recovery's late: what each stream has, and what the daemon said.
             for stream in streams {
                 let now = try await rig.observer.sinkInput(stream.index)
                 print(
@@ -79,10 +74,13 @@ import Testing
             recovery?.contains("20 of 21 streams given their user's values back") == true,
             "the prompt's stream ended"
         )
-        // The new daemon moves the streams to the headphones (the most recent port), which it journals; it
-        // mutes and ducks nothing.
-        let journal = try rig.journal(in: fresh)
-        #expect(journal.entries.allSatisfy { !$0.policyMuted && $0.policyVolume == $0.userVolume })
+        // None stays changed: the new daemon moves the streams to the headphones (the most recent port), which it
+        // journals; it mutes and ducks nothing.
+        try await eventually("every stream has its user's values, and the journal no value of the policy's") {
+            let journal = try rig.journal(in: fresh)
+            return try await rig.changedCount(streams) == 0
+                && journal.entries.allSatisfy { !$0.policyMuted && $0.policyVolume == $0.userVolume }
+        }
     }
 
     /// The user's values during a hold survive kill -9 (docs/RELIABILITY.md, "The user's values during a hold"): a
@@ -590,6 +588,19 @@ final class CrashRig: @unchecked Sendable {
             return (journal, slot)
         }
         return whole.max { ($0.journal.write ?? 0) < ($1.journal.write ?? 0) }
+    }
+
+    /// A new state directory holding only the dead daemon's stream journal (its two files): a daemon started on
+    /// it keeps neither the silent switch nor anything else of the state.
+    func stateWithTheJournalOnly() throws -> String {
+        let fresh = server.directory + "/state-after-crash"
+        try FileManager.default.createDirectory(atPath: fresh, withIntermediateDirectories: true)
+        for path in JournalSlots.paths(for: stateDirectory + "/" + JournalStreams.fileName)
+        where FileManager.default.fileExists(atPath: path) {
+            let name = (path as NSString).lastPathComponent
+            try FileManager.default.copyItem(atPath: path, toPath: fresh + "/" + name)
+        }
+        return fresh
     }
 
     func journalEntries(in directory: String) throws -> Int { try journal(in: directory).entries.count }
