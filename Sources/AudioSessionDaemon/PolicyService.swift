@@ -28,6 +28,13 @@ protocol PlatformEnforcer: Sendable {
     func setFeedbackdProfile(_ profile: String)
 }
 
+/// Runs timers on a loop that is awake anyway for the events that start and cancel them (the sound server's): a
+/// timer there wakes no thread to start, cancel or fire.
+protocol TimerLoop: Sendable {
+    /// Calls `fire` on the loop after `delay`; returns the timer's cancel, or nil when the loop has ended.
+    func start(after delay: Duration, _ fire: @escaping @Sendable () -> Void) -> (@Sendable () -> Void)?
+}
+
 /// The one place where the daemon decides: every input is handed to the core in one turn at a time, under one
 /// lock, and its effects carried out (messages to clients, verdicts to the sound server, timers, log lines).
 /// Most inputs queue on `inputs` and its loop takes them in order; the sound server's facts are handed over
@@ -53,7 +60,11 @@ final class PolicyService: Service {
         var core: DaemonCore
         /// Settings and the event log in the state directory; nil: none kept.
         var keeper: StateKeeper?
-        var timers: [TimerID: Task<Void, Never>] = [:]
+        var timers: [TimerID: RunningTimer] = [:]
+        /// Starts so far: each timer's number.
+        var timerStarts = 0
+        /// Where timers start while the sound server's loop runs (`runTimers(on:)`); nil: on tasks.
+        var timerLoop: (any TimerLoop)?
         var hasBegun = false
         /// Turns whose changes are not kept yet (`record()`).
         var hasUnrecordedTurns = false
@@ -62,6 +73,15 @@ final class PolicyService: Service {
         var logLines: [String] = []
         /// The loop ended (shutdown): later inputs are not decided, as none were once the loop stopped reading.
         var hasEnded = false
+    }
+
+    /// A timer the core started, as it runs. Its number tells its fire from an earlier one's of the same name
+    /// whose cancel came too late to stop it (a cancel from another thread reaches the loop after a fire due).
+    private struct RunningTimer: Sendable {
+        var number: Int
+        var deadline: ContinuousClock.Instant
+        var isOnLoop: Bool
+        var cancel: @Sendable () -> Void
     }
 
     init(
@@ -133,6 +153,7 @@ final class PolicyService: Service {
                     turns.hasEnded = true
                     for timer in turns.timers.values { timer.cancel() }
                     turns.timers = [:]
+                    turns.timerLoop = nil
                     if turns.hasBegun { turns.keeper?.finish() }
                 }
                 return lines
@@ -183,11 +204,7 @@ final class PolicyService: Service {
             case .setFeedbackdProfile(let profile):
                 platform?.setFeedbackdProfile(profile)
             case .startTimer(let timer, let milliseconds):
-                let feedback = feedback
-                turns.timers[timer] = Task {
-                    try? await Task.sleep(for: .milliseconds(milliseconds))
-                    if !Task.isCancelled { feedback.yield(.timerFired(timer)) }
-                }
+                start(timer, after: .milliseconds(milliseconds), &turns)
             case .cancelTimer(let timer):
                 turns.timers.removeValue(forKey: timer)?.cancel()
             case .callPlayer(let busName, let command, let timeoutMs):
@@ -197,5 +214,58 @@ final class PolicyService: Service {
             }
         }
         turns.hasUnrecordedTurns = true
+    }
+
+    // MARK: Timers
+
+    /// Starts the timers from now on on `loop` (the sound server's, while connected).
+    func runTimers(on loop: any TimerLoop) {
+        turns.withLock { turns in
+            if !turns.hasEnded { turns.timerLoop = loop }
+        }
+    }
+
+    /// The loop the timers ran on has ended, and its timers with it: those still to fire do on tasks, when they
+    /// were due.
+    func timerLoopEnded() {
+        turns.withLock { turns in
+            turns.timerLoop = nil
+            for (timer, running) in turns.timers where running.isOnLoop {
+                turns.timers[timer] = onTask(timer, running.number, until: running.deadline)
+            }
+        }
+    }
+
+    private func start(_ timer: TimerID, after delay: Duration, _ turns: inout Turns) {
+        turns.timers.removeValue(forKey: timer)?.cancel()
+        turns.timerStarts += 1
+        let number = turns.timerStarts
+        let deadline = ContinuousClock.now + delay
+        if let loop = turns.timerLoop, let cancel = loop.start(after: delay, { [self] in fire(timer, number) }) {
+            turns.timers[timer] = RunningTimer(number: number, deadline: deadline, isOnLoop: true, cancel: cancel)
+        } else {
+            turns.timers[timer] = onTask(timer, number, until: deadline)
+        }
+    }
+
+    private func onTask(_ timer: TimerID, _ number: Int, until deadline: ContinuousClock.Instant) -> RunningTimer {
+        let task = Task { [self] in
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            if !Task.isCancelled { fire(timer, number) }
+        }
+        return RunningTimer(number: number, deadline: deadline, isOnLoop: false, cancel: { task.cancel() })
+    }
+
+    /// A timer ran out: the core is told on the thread it ran out on, unless the timer was cancelled or started
+    /// anew meanwhile.
+    private func fire(_ timer: TimerID, _ number: Int) {
+        let taken = turns.withLock { turns -> Bool in
+            guard !turns.hasEnded, turns.timers[timer]?.number == number else { return false }
+            turns.timers[timer] = nil
+            Self.begin(&turns)
+            turn(.timerFired(timer), &turns)
+            return true
+        }
+        if taken { record() }
     }
 }

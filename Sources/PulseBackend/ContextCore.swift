@@ -38,6 +38,8 @@ final class ContextCore: @unchecked Sendable {
     var waitingEvents: [WaitingEvent] = []
     /// The properties an app's stream or client info keeps (`PulseConnection.init`); nil: all.
     let appPropertyKeys: Proplist.Keys?
+    /// Runs jobs and timers on the mainloop; its timers run on this context's clock.
+    private let executor: PulseLoopExecutor
 
     /// Starts a mainloop thread (which runs `executor`'s jobs) and creates an unconnected context named
     /// `applicationName`.
@@ -49,6 +51,7 @@ final class ContextCore: @unchecked Sendable {
         executor: PulseLoopExecutor
     ) throws(PulseError) {
         self.events = events
+        self.executor = executor
         self.appPropertyKeys = appPropertyKeys.map(Proplist.Keys.init)
         mainloop = try ThreadedMainloop(executor: executor)
         do {
@@ -63,6 +66,7 @@ final class ContextCore: @unchecked Sendable {
                 pa_context_set_state_callback(context, ContextCore.stateThunk, retained.toOpaque())
                 pa_context_set_subscribe_callback(context, ContextCore.subscribeThunk, retained.toOpaque())
                 self.context = context
+                executor.timerContext = context
             }
         } catch {
             mainloop.shutDown()
@@ -239,6 +243,7 @@ final class ContextCore: @unchecked Sendable {
             phase = .closed
             failPending { PulseError.closed($0) }
             if let context {
+                executor.timerContext = nil
                 pa_context_set_state_callback(context, nil, nil)
                 pa_context_set_subscribe_callback(context, nil, nil)
                 pa_context_disconnect(context)

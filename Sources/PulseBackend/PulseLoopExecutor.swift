@@ -1,6 +1,7 @@
 internal import CPulse
 import Glibc
 import Locking
+import Synchronization
 
 /// Runs a task's code on its connection's libpulse thread: `withTaskExecutorPreference(connection.executor) {...}`.
 ///
@@ -16,6 +17,8 @@ import Locking
 public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
     private struct Queue {
         var jobs: [UnownedJob] = []
+        /// Work on the mainloop itself (a timer armed or disarmed) asked for from another thread.
+        var loopWork: [@Sendable (UnsafeMutablePointer<pa_mainloop_api>) -> Void] = []
         /// The eventfd that wakes the loop; nil while no mainloop runs the jobs.
         var wakeup: Int32?
         /// The loop was woken (or is draining) and will find jobs added meanwhile without another wake-up.
@@ -25,6 +28,13 @@ public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
     private let queue = Locked(Queue())
     /// The io event that drains `queue`; only touched with the mainloop lock held.
     private nonisolated(unsafe) var drainEvent: OpaquePointer?
+    /// The mainloop's API while attached; only touched with the mainloop lock held.
+    private nonisolated(unsafe) var api: UnsafeMutablePointer<pa_mainloop_api>?
+    /// The timers armed on the mainloop (`startTimer`); only touched with the mainloop lock held.
+    nonisolated(unsafe) var armedTimers: [PulseLoopTimer: OpaquePointer] = [:]
+    /// The context whose clock the timers run on, while it is open; only touched with the mainloop lock held.
+    nonisolated(unsafe) var timerContext: OpaquePointer?
+    let timerNumbers = Atomic<UInt64>(0)
 
     init() {}
 
@@ -48,6 +58,33 @@ public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
         pthread_getspecific(Self.drainingKey) == Unmanaged.passUnretained(self).toOpaque()
     }
 
+    /// Runs `work` on the mainloop: at once when called from its jobs, else as soon as the loop takes them,
+    /// without waiting for it (a caller may hold a lock that a job running now waits for). False when no loop
+    /// runs (before attach, after detach): `work` is dropped.
+    func onLoop(_ work: @escaping @Sendable (UnsafeMutablePointer<pa_mainloop_api>) -> Void) -> Bool {
+        if isDrainingHere, let api {
+            work(api)
+            return true
+        }
+        return queue.withLock { queue in
+            guard let wakeup = queue.wakeup else { return false }
+            queue.loopWork.append(work)
+            if !queue.woken {
+                queue.woken = true
+                _ = eventfd_write(wakeup, 1)
+            }
+            return true
+        }
+    }
+
+    /// Runs `body` as the executor's jobs run (`isDrainingHere`), from a callback of the mainloop's own.
+    func runAsJob(_ body: () -> Void) {
+        let previous = pthread_getspecific(Self.drainingKey)
+        pthread_setspecific(Self.drainingKey, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.drainingKey, previous) }
+        body()
+    }
+
     /// Starts running jobs on the mainloop behind `api`. The mainloop lock held.
     func attach(to api: UnsafeMutablePointer<pa_mainloop_api>) throws(PulseError) {
         let descriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
@@ -64,6 +101,7 @@ public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
             throw PulseError(code: .init(rawValue: Int32(PA_ERR_INTERNAL.rawValue)), operation: "eventfd")
         }
         drainEvent = event
+        self.api = api
         queue.withLock { queue in
             queue.wakeup = descriptor
             // Jobs enqueued before went to the global executor; none wait here.
@@ -76,9 +114,14 @@ public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
     func detach(from api: UnsafeMutablePointer<pa_mainloop_api>) {
         if let drainEvent { api.pointee.io_free(drainEvent) }
         drainEvent = nil
+        // A timer goes with its loop: none fires after this.
+        for event in armedTimers.values { api.pointee.time_free(event) }
+        armedTimers = [:]
+        self.api = nil
         let waiting = queue.withLock { queue in
             if let descriptor = queue.wakeup { close(descriptor) }
             queue.wakeup = nil
+            queue.loopWork = []
             defer { queue.jobs = [] }
             return queue.jobs
         }
@@ -97,12 +140,13 @@ public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
         pthread_setspecific(Self.drainingKey, marker)
         defer { pthread_setspecific(Self.drainingKey, nil) }
         while true {
-            let jobs = queue.withLock { queue in
-                if queue.jobs.isEmpty { queue.woken = false }
-                defer { queue.jobs = [] }
-                return queue.jobs
+            let (loopWork, jobs) = queue.withLock { queue in
+                if queue.jobs.isEmpty && queue.loopWork.isEmpty { queue.woken = false }
+                defer { (queue.loopWork, queue.jobs) = ([], []) }
+                return (queue.loopWork, queue.jobs)
             }
-            if jobs.isEmpty { return }
+            if jobs.isEmpty && loopWork.isEmpty { return }
+            if let api { for work in loopWork { work(api) } }
             for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
         }
     }

@@ -132,6 +132,8 @@ final class PulseService: Service, StreamEnforcer {
                 reason = "\(error)"
             }
             connection.close()
+            // Its timers went with its loop; those of the policy's still to fire run elsewhere.
+            policy.withLock { $0 }?.timerLoopEnded()
             if shuttingDown.load(ordering: .relaxed) { return }
             if !lossReported {
                 logger.warning("sound server unavailable: \(reason); retrying")
@@ -185,6 +187,9 @@ final class PulseService: Service, StreamEnforcer {
         )
         defer { session.closeJournal() }
         logger.info("connected to the sound server")
+        // The policy's timers run on libpulse's thread too: a stream's end starts one (an unaware app's grace),
+        // its return or the grace's end is taken there.
+        policy.withLock { $0 }?.runTimers(on: ConnectionTimerLoop(executor: connection.executor))
         tell(.serverConnected)
         do {
             let policy = policy.withLock { $0 }
@@ -201,6 +206,16 @@ final class PulseService: Service, StreamEnforcer {
         } catch {
             return "\(error)"
         }
+    }
+}
+
+/// Timers on a connection's libpulse thread.
+struct ConnectionTimerLoop: TimerLoop {
+    let executor: PulseLoopExecutor
+
+    func start(after delay: Duration, _ fire: @escaping @Sendable () -> Void) -> (@Sendable () -> Void)? {
+        guard let timer = executor.startTimer(after: delay, fire) else { return nil }
+        return { [executor] in executor.cancelTimer(timer) }
     }
 }
 

@@ -285,11 +285,9 @@ struct PulseSession {
         case .askSinkListed(let name):
             return .sinkListed(try await connection.sinks().contains(where: { $0.name == name }))
         case .startTimer(let timer, let delay):
+            // On libpulse's thread, like everything else of the session's (no timer outlives the connection).
             let work = work
-            Task {
-                try? await Task.sleep(for: delay)
-                work.yield(.timerFired(timer))
-            }
+            _ = connection.executor.startTimer(after: delay) { work.yield(.timerFired(timer)) }
         case .log(let line):
             log(line)
         }
