@@ -29,6 +29,8 @@ struct PulseLoopTimerTests {
             defer { connection.close() }
             let executor = connection.executor
             let fired = Fired()
+            let started = ContinuousClock.now
+            let lastFiredAfter = Locked<Duration?>(nil)
             // Started and cancelled on the loop, as the daemon does with what a server event starts and ends.
             let loopThread = try await withTaskExecutorPreference(executor) {
                 _ = try await connection.serverInfo()
@@ -41,12 +43,18 @@ struct PulseLoopTimerTests {
                 }
                 let cancelled = executor.startTimer(after: .milliseconds(50)) { fired.note("cancelled") }
                 if let cancelled { executor.cancelTimer(cancelled) }
-                _ = executor.startTimer(after: .milliseconds(2400)) { fired.note("last") }
+                _ = executor.startTimer(after: .milliseconds(2400)) {
+                    lastFiredAfter.withLock { $0 = ContinuousClock.now - started }
+                    fired.note("last")
+                }
                 return UInt(pthread_self())
             }
             try await eventually("the last timer fired") { fired.all.last == "last" }
             #expect(fired.all == ["first", "started by first", "last"], "the late and the cancelled ones did not")
             #expect(fired.onThreads == [loopThread])
+            // Not early: the deadline is on the monotonic clock the mainloop reads it on.
+            let after = try #require(lastFiredAfter.withLock { $0 })
+            #expect(after >= .milliseconds(2400), "the last timer fired after \(after)")
         }
     }
 
