@@ -34,6 +34,7 @@ public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
     nonisolated(unsafe) var armedTimers: [PulseLoopTimer: OpaquePointer] = [:]
     /// The context whose clock the timers run on, while it is open; only touched with the mainloop lock held.
     nonisolated(unsafe) var timerContext: OpaquePointer?
+    /// The number of the last timer started (`startTimer`), from any thread.
     let timerNumbers = Atomic<UInt64>(0)
 
     init() {}
