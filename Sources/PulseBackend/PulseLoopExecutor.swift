@@ -41,9 +41,15 @@ public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let queued = queue.withLock { queue -> Bool in
+        if !queueAndWake({ $0.jobs.append(job) }) { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+    }
+
+    /// Adds to the queue (`add`) and wakes the loop unless it is woken already; false, with nothing added, when
+    /// no loop runs.
+    private func queueAndWake(_ add: (inout Queue) -> Void) -> Bool {
+        queue.withLock { queue in
             guard let wakeup = queue.wakeup else { return false }
-            queue.jobs.append(job)
+            add(&queue)
             if !queue.woken {
                 queue.woken = true
                 // Under the lock: `detach` closes the descriptor under it, and its number may be reused at once.
@@ -51,7 +57,6 @@ public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
             }
             return true
         }
-        if !queued { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 
     /// Whether the calling thread is running this executor's jobs (libpulse's thread, the mainloop lock held).
@@ -67,15 +72,7 @@ public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
             work(api)
             return true
         }
-        return queue.withLock { queue in
-            guard let wakeup = queue.wakeup else { return false }
-            queue.loopWork.append(work)
-            if !queue.woken {
-                queue.woken = true
-                _ = eventfd_write(wakeup, 1)
-            }
-            return true
-        }
+        return queueAndWake { $0.loopWork.append(work) }
     }
 
     /// Runs `body` as the executor's jobs run (`isDrainingHere`), from a callback of the mainloop's own.
