@@ -95,7 +95,7 @@ soak: deps
 TSAN_SCRATCH ?= .build-tsan
 # ConnectionBurstTests is left out: under the sanitizer's slowness its 500 connections were answered only 107 times
 # in one run of six (not a race report; the suite runs in `make test`), and CI must not fail on it.
-TSAN_SUITES ?= AudioSessionClientTests|CtlCommandTests|HalfClosedClientTests|ConnectionBudgetTests|FloodingClientTests|DBusBackendTests|StreamLedgerTests|DaemonCoreTests|PlatformLockTests|PulseBatchTests|PulsePrefetchTests|PulseLoopExecutorTests|LiveEnforcementTests
+TSAN_SUITES ?= AudioSessionClientTests|CtlCommandTests|HalfClosedClientTests|ConnectionBudgetTests|FloodingClientTests|DBusBackendTests|StreamLedgerTests|DaemonCoreTests|PlatformLockTests|PulseBatchTests|PulsePrefetchTests|PulseLoopExecutorTests|PulseLoopTimerTests|PolicyTimerTests|LiveEnforcementTests
 tsan: deps
 	$(STEP) tsan-build 2400 $(SWIFT) build --build-tests --sanitize=thread --scratch-path $(TSAN_SCRATCH)
 	$(STEP) tsan-test 1500 bash scripts/tsan-test.sh $(TSAN_SCRATCH) '$(TSAN_SUITES)'
