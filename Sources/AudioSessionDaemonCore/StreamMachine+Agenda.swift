@@ -45,6 +45,7 @@ extension StreamMachine {
     }
 
     package mutating func take(_ step: Step) -> [StreamAction] {
+        touchJournal(for: step)
         switch step {
         case .act(let action): return [action]
         case .report(let report, let processLine):
@@ -99,13 +100,10 @@ extension StreamMachine {
     /// The end of a turn: the whole journal as the ledger calls for it. Ahead of a write only additions and
     /// changes are made; an entry goes away here, once the writes that gave the user's values back were made.
     package mutating func turnEnded() -> [StreamAction] {
-        guard let journal, awaiting == nil else { return [] }
-        var entries: [StreamOrigin: JournalStreamEntry] = [:]
-        for origin in ledger.entries.keys {
-            if let entry = journalEntry(for: origin, widening: fades[origin] != nil) { entries[origin] = entry }
-        }
-        guard entries != journal.written || journal.mayHoldOlderEntries else { return [] }
-        return askToWrite(entries, then: .endOfTurn)
+        guard journal != nil, awaiting == nil else { return [] }
+        updateJournalCalledFor()
+        guard let journal, !calledFor.differFromDisk.isEmpty || journal.mayHoldOlderEntries else { return [] }
+        return askToWrite(calledFor.entries, then: .endOfTurn)
     }
 
     // MARK: Writes

@@ -40,6 +40,8 @@ package struct StreamMachine: Sendable {
     /// stream keeps its user's values meanwhile, and they are tried again after `journalRetry`.
     package var unjournaled: [StreamOrigin: StreamVerdict] = [:]
     package var journalRetryPending = false
+    /// What the end of a turn writes, kept from turn to turn (`StreamMachine+CalledFor.swift`).
+    package var calledFor = JournalCalledFor()
     /// Work of the event in hand still to do (`StreamMachine+Agenda.swift`), and the answer it waits for.
     package var agenda: [Step] = []
     package var awaiting: Awaiting?
@@ -73,6 +75,7 @@ package struct StreamMachine: Sendable {
     package func needsProcessLine(_ origin: StreamOrigin) -> Bool { processLines[origin] == nil }
 
     package mutating func handle(_ event: Event) -> [StreamAction] {
+        touchJournal(for: event)
         switch event {
         case .journalOpened(let written, let older):
             journal = JournalOnDisk(written: written, mayHoldOlderEntries: older)
