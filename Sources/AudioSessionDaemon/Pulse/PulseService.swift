@@ -25,7 +25,7 @@ final class PulseService: Service, StreamEnforcer {
     private let work = Locked<AsyncStream<PulseWork>.Continuation?>(nil)
     /// Verdicts not carried out yet. The policy hands them over one by one, as it decides; the connection's
     /// loop takes all there are in one turn (`.verdicts`), so one stream-journal write covers them.
-    private let pendingVerdicts = Locked<[(StreamOrigin, StreamVerdict)]>([])
+    private let handover = Locked(VerdictHandover())
     private let shuttingDown = Atomic<Bool>(false)
     /// Where the server's facts are decided on at once (`PolicyService.take`); until it is set, they queue on
     /// `inputs` like every other input.
@@ -81,24 +81,33 @@ final class PulseService: Service, StreamEnforcer {
 
     func enforce(_ verdicts: [(StreamOrigin, StreamVerdict)]) {
         guard !verdicts.isEmpty else { return }
-        let first = pendingVerdicts.withLock { pending in
-            defer { pending.append(contentsOf: verdicts) }
-            return pending.isEmpty
+        let wake = handover.withLock { handover in
+            defer { handover.pending.append(contentsOf: verdicts) }
+            return handover.pending.isEmpty && !handover.loopTurnTakesThem
         }
-        guard first else { return }
+        guard wake else { return }
         let queued = work.withLock { work -> Bool in
             guard case .enqueued = work?.yield(.verdicts) else { return false }
             return true
         }
         // No connection: nothing to act on (everything is decided anew after reconnecting).
-        if !queued { pendingVerdicts.withLock { $0.removeAll() } }
+        if !queued { handover.withLock { $0.pending.removeAll() } }
     }
 
     private func takeVerdicts() -> [(StreamOrigin, StreamVerdict)] {
-        pendingVerdicts.withLock { pending in
-            defer { pending.removeAll() }
-            return pending
+        handover.withLock { handover in
+            defer { handover.pending.removeAll() }
+            return handover.pending
         }
+    }
+
+    /// The loop's turn ends: verdicts handed over after it last took them wake it for another.
+    private func endLoopTurn() {
+        let wake = handover.withLock { handover in
+            handover.loopTurnTakesThem = false
+            return !handover.pending.isEmpty
+        }
+        if wake { _ = work.withLock { $0?.yield(.verdicts) } }
     }
 
     func run() async {
@@ -149,7 +158,7 @@ final class PulseService: Service, StreamEnforcer {
     /// One connection, until it is lost (returns why) or the daemon shuts down.
     private func serve(_ connection: PulseConnection) async -> String {
         let (queue, feed) = AsyncStream<PulseWork>.makeStream()
-        pendingVerdicts.withLock { $0.removeAll() }
+        handover.withLock { $0 = VerdictHandover() }
         work.withLock { $0 = feed }
         defer { work.withLock { $0 = nil } }
         if shuttingDown.load(ordering: .relaxed) { return "shutting down" }
@@ -197,7 +206,11 @@ final class PulseService: Service, StreamEnforcer {
             policy?.record()
             connectionChanged?(true)
             for await item in queue {
+                // The turn takes the verdicts its facts bring before it ends (`PulseSession.handle`): they need
+                // no `.verdicts` of their own.
+                handover.withLock { $0.loopTurnTakesThem = true }
                 let progress = try await session.handle(item)
+                endLoopTurn()
                 // The orders are out: now the policy keeps what its turns changed (the event log).
                 policy?.record()
                 if progress == .finished { return "shutting down" }
@@ -207,6 +220,13 @@ final class PulseService: Service, StreamEnforcer {
             return "\(error)"
         }
     }
+}
+
+/// The policy's verdicts on their way to the connection's loop.
+private struct VerdictHandover {
+    var pending: [(StreamOrigin, StreamVerdict)] = []
+    /// The loop is in a turn and takes every verdict there is before it ends: no `.verdicts` is queued meanwhile.
+    var loopTurnTakesThem = false
 }
 
 /// Timers on a connection's libpulse thread.
