@@ -35,6 +35,11 @@ extension StreamMachine {
         case .corkedReported:
             guard case .corked(let origin) = awaiting else { return touchEveryJournalEntry() }
             touchJournal(origin)
+        case .journalWritten(let succeeded):
+            // What changed on disk: an entry there is compared with the one called for, and widens it.
+            guard succeeded, case .journal = awaiting, let written = journal?.written else { break }
+            for (origin, entry) in journalPending where written[origin] != entry { touchJournal(origin) }
+            for origin in written.keys where journalPending[origin] == nil { touchJournal(origin) }
         case .turnEnded: break
         default: touchEveryJournalEntry()
         }

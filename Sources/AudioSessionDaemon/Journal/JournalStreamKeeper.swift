@@ -107,9 +107,9 @@ struct JournalStreamKeeper: Sendable {
     private mutating func encode(_ entries: [StreamOrigin: JournalStreamEntry], write: UInt64) -> Data {
         var data = Data("{\"write\":\(write),\"entries\":[".utf8)
         var encoded: [StreamOrigin: (entry: JournalStreamEntry, json: Data)] = [:]
-        let sorted = entries.sorted {
-            ($0.value.kind.rawValue, $0.value.index) < ($1.value.kind.rawValue, $1.value.index)
-        }
+        // By kind, then index: sink inputs first, as the kinds' names sort. One number each, not the names:
+        // comparing those made the sort a tenth of a call's time with 100 streams.
+        let sorted = entries.map { (Self.order(of: $0.value), $0) }.sorted { $0.0 < $1.0 }.map(\.1)
         for (position, (origin, entry)) in sorted.enumerated() {
             if position > 0 { data.append(UInt8(ascii: ",")) }
             let json: Data
@@ -129,6 +129,11 @@ struct JournalStreamKeeper: Sendable {
         }
         data.append(contentsOf: ",\"version\":\(JournalStreams.formatVersion),\"end\":\(write)}\n".utf8)
         return data
+    }
+
+    private static func order(of entry: JournalStreamEntry) -> UInt64 {
+        let kind: UInt64 = entry.kind == .sinkInput ? 0 : 1
+        return kind << 32 | UInt64(entry.index)
     }
 
     /// Writes an empty journal, whatever the files held, and cuts the file written to its length (what is left
