@@ -94,7 +94,8 @@ extension StreamMachine {
 
     /// Every stream's entry, from scratch.
     private static func rebuiltCalledFor(
-        _ machine: StreamMachine, written: [StreamOrigin: JournalStreamEntry]
+        _ machine: StreamMachine,
+        written: [StreamOrigin: JournalStreamEntry]
     ) -> JournalCalledFor {
         var rebuilt = JournalCalledFor(everyStreamStale: false)
         for origin in machine.ledger.entries.keys {

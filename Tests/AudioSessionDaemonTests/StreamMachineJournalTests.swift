@@ -15,25 +15,33 @@ import Testing
 
     static func report(_ origin: StreamOrigin, _ volume: PulseVolume) -> StreamReport {
         StreamReport(
-            origin: origin, volume: volume, muted: false, device: 0, corked: false,
-            properties: ["media.role": "music", "application.name": "player"])
+            origin: origin,
+            volume: volume,
+            muted: false,
+            device: 0,
+            corked: false,
+            properties: ["media.role": "music", "application.name": "player"]
+        )
     }
+
+    typealias Journal = [StreamOrigin: JournalStreamEntry]
 
     /// Hands `event` over and answers every question as a server and a disk that work would; returns every
     /// journal the machine asked to write.
-    static func feed(_ machine: inout StreamMachine, _ event: StreamMachine.Event) -> [[StreamOrigin: JournalStreamEntry]] {
-        var journals: [[StreamOrigin: JournalStreamEntry]] = []
+    static func feed(_ machine: inout StreamMachine, _ event: StreamMachine.Event) -> [Journal] {
+        var journals: [Journal] = []
         var pending = machine.handle(event)[...]
         while let action = pending.popFirst() {
-            let answer: StreamMachine.Event? =
-                switch action {
-                case .writeJournal(let entries):
-                    { journals.append(entries); return .journalWritten(succeeded: true) }()
-                case .readRestoreEntry: .restoreEntryRead(nil)
-                case .askCorked: .corkedReported(false)
-                case .askSinkListed: .sinkListed(true)
-                default: nil
-                }
+            var answer: StreamMachine.Event?
+            switch action {
+            case .writeJournal(let entries):
+                journals.append(entries)
+                answer = .journalWritten(succeeded: true)
+            case .readRestoreEntry: answer = .restoreEntryRead(nil)
+            case .askCorked: answer = .corkedReported(false)
+            case .askSinkListed: answer = .sinkListed(true)
+            default: answer = nil
+            }
             if let answer { pending.append(contentsOf: machine.handle(answer)) }
         }
         return journals
