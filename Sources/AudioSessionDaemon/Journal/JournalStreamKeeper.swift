@@ -108,7 +108,7 @@ struct JournalStreamKeeper: Sendable {
         var data = Data("{\"write\":\(write),\"entries\":[".utf8)
         var encoded: [StreamOrigin: (entry: JournalStreamEntry, json: Data)] = [:]
         // By kind, then index: sink inputs first, as the kinds' names sort. One number each, not the names:
-        // comparing those made the sort a tenth of a call's time with 100 streams.
+        // comparing those made the sort 6 % of the daemon's CPU time in calls with 10 and 100 streams.
         let sorted = entries.map { (Self.order(of: $0.value), $0) }.sorted { $0.0 < $1.0 }.map(\.1)
         for (position, (origin, entry)) in sorted.enumerated() {
             if position > 0 { data.append(UInt8(ascii: ",")) }
