@@ -18,29 +18,21 @@ package struct JournalCalledFor: Sendable {
 }
 
 extension StreamMachine {
-    /// Marks what `event` may change of the journal's entries: its stream's, or every one for an event that is
-    /// not about one stream (a device's name is in a moved stream's entry; the disk's entries widen the ones
-    /// called for). Before the event is handled, while `awaiting` still names the stream an answer is for.
+    /// Marks what `event` changes of the journal's entries outside the steps of its work (which mark their own
+    /// streams, `touchJournal(for: Step)`): a removed stream's, the saved entry an answer brings, what a journal
+    /// write changed on disk (an entry there is compared with the one called for, and widens it); every one for
+    /// an event about no stream (a device's name is in a moved stream's entry). Called before the event is
+    /// handled, while `awaiting` still names the stream an answer is for and the disk holds the old journal.
     package mutating func touchJournal(for event: Event) {
         switch event {
-        case .streamReported(let report, _): touchJournal(report.origin)
+        case .streamReported, .verdictsHandedOver, .timerFired, .corkedReported, .turnEnded: break
         case .streamRemoved(let origin): touchJournal(origin)
-        case .verdictsHandedOver(let verdicts): for handed in verdicts { touchJournal(handed.origin) }
-        case .timerFired(.pauseSettled(let origin, _)), .timerFired(.holdExpired(let origin)),
-            .timerFired(.fadeStep(let origin, _)):
-            touchJournal(origin)
         case .restoreEntryRead:
-            guard case .restoreEntry(let report, _) = awaiting else { return touchEveryJournalEntry() }
-            touchJournal(report.origin)
-        case .corkedReported:
-            guard case .corked(let origin) = awaiting else { return touchEveryJournalEntry() }
-            touchJournal(origin)
+            if case .restoreEntry(let report, _) = awaiting { touchJournal(report.origin) }
         case .journalWritten(let succeeded):
-            // What changed on disk: an entry there is compared with the one called for, and widens it.
             guard succeeded, case .journal = awaiting, let written = journal?.written else { break }
             for (origin, entry) in journalPending where written[origin] != entry { touchJournal(origin) }
             for origin in written.keys where journalPending[origin] == nil { touchJournal(origin) }
-        case .turnEnded: break
         default: touchEveryJournalEntry()
         }
     }
