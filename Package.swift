@@ -74,6 +74,8 @@ let package = Package(
         .target(name: "CAlsaShim", dependencies: ["CAlsa"]),
         // One thin Swift layer over libasound: PCM playback and capture, mixer, jack controls, WAV files, gain.
         .target(name: "AlsaBackend", dependencies: ["Locking", "CAlsa", "CAlsaShim"]),
+        // The loaded objects' read-only segments (glibc's dl_iterate_phdr), for the daemon's start-up pages.
+        .target(name: "CLoadedObjects"),
         // The event log's format: the records the daemon appends to `events.jsonl`, their reading, and their export
         // to a scenario (`audiosessionctl journal export`).
         .target(name: "AudioSessionEventLog", dependencies: ["AudioSessionPolicy"]),
@@ -92,7 +94,7 @@ let package = Package(
             dependencies: [
                 "Locking", "AudioSessionDaemonCore", "AudioSessionPolicy", "AudioSessionConfiguration", "AudioSessionEventLog",
                 "AudioSessionProtocol",
-                "PulseBackend", "AlsaBackend", "DBusBackend",
+                "PulseBackend", "AlsaBackend", "DBusBackend", "CLoadedObjects",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -113,10 +115,11 @@ let package = Package(
             // linked by lld with packed relative relocations and no symbol of its own exported: the loader reads 11 KB
             // of relocations instead of 1.4 MB, and a symbol table of 25 KB instead of 1.5 MB. About 3.3 MB less
             // resident at idle (docs/BENCHMARKS.md, "Last run on this machine"). Release only: ThreadSanitizer's
-            // runtime (`make tsan`, a debug build) aborts in a daemon linked so. The functions the daemon runs are
-            // laid out first (symbol-order.txt, written by scripts/symbol-order.sh): the kernel maps 64 KB around
-            // each page of code touched, and the 1.1 MB the daemon runs was spread over its 14 MB of code; 2.1 MB
-            // less at idle (docs/BENCHMARKS.md, "The daemon's code order"). The C++ runtime the Swift runtime needs is
+            // runtime (`make tsan`, a debug build) aborts in a daemon linked so. The functions a started daemon runs are
+            // laid out first, start-up's after them (symbol-order.txt, written by scripts/symbol-order.sh): the
+            // kernel maps 64 KB around each page of code touched, and the code the daemon runs was spread over its
+            // 14 MB of code; start-up's pages are given back once it has started (StartupCode), so only the first
+            // part stays resident (docs/BENCHMARKS.md, "The daemon's code order"). The C++ runtime the Swift runtime needs is
             // linked in too (link/libstdc++.so, a linker script): loading libstdc++.so left 1 MB resident, its
             // parts in the binary about half as much.
             // The static FoundationEssentials does not name two archives it needs (its collections and C shims).

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Writes Sources/audiosessiond/symbol-order.txt: the functions the release daemon runs from its start through an
-# unaware call, a client's call session and a while idle, as valgrind's callgrind saw them. lld puts these first
-# in the daemon's code (Package.swift), so that the code a running daemon uses lies together instead of spread
-# over the whole binary, where the kernel maps 64 KB around each page touched (docs/BENCHMARKS.md, "The
-# daemon's code order").
+# Writes Sources/audiosessiond/symbol-order.txt: the functions the release daemon runs once started (an unaware
+# call, a client's call session, a while idle), then those it ran only to start, as valgrind's callgrind saw them.
+# lld lays them out first, in that order (Package.swift), so that the code a running daemon uses lies together
+# at the start of its code instead of spread over the whole binary, where the kernel maps 64 KB around each page
+# touched; start-up's, after it, is given back once the daemon has started (StartupCode; docs/BENCHMARKS.md,
+# "The daemon's code order").
 #
 #   scripts/symbol-order.sh     needs valgrind (Debian package valgrind); starts its own private PulseAudio
 #
@@ -54,7 +55,21 @@ for ((i = 0; i < TIMEOUT; i++)); do
 done
 [ -S "$work/control" ] || { echo "symbol-order: the daemon's socket did not appear within $TIMEOUT s" >&2; exit 1; }
 
-# An unaware call interrupts unaware music; then a client's call session does; then the daemon idles.
+# Start-up's profile: everything the daemon ran until it connected, took the server's inventory and idled a while.
+sleep 2
+dump() {
+    callgrind_control --dump "$profiled" >/dev/null 2>&1
+    for ((i = 0; i < TIMEOUT; i++)); do
+        [ -s "$work/profile.$1" ] && return 0
+        sleep 1
+    done
+    echo "symbol-order: callgrind wrote no profile.$1 within $TIMEOUT s" >&2
+    exit 1
+}
+dump 1
+
+# A running daemon's (each dump counts from the one before): an unaware call interrupts unaware music; then a
+# client's call session does; then the daemon idles.
 paplay --raw --property=media.role=music --property=application.name=music /dev/zero &
 music=$!
 sleep 2
@@ -63,25 +78,33 @@ sleep 2
 "$bin/audiosessionctl" run --quiet --category playAndRecord --mode voiceChat -- sleep 2
 sleep 3
 "$bin/audiosessionctl" status >/dev/null
-
-# What ran until now, not the shutdown: a dump of the profile so far, then the daemon is stopped.
-callgrind_control --dump "$profiled" >/dev/null
-for ((i = 0; i < TIMEOUT; i++)); do
-    [ -s "$work/profile.1" ] && break
-    sleep 1
-done
+dump 2
 kill -KILL "$profiled" && wait "$profiled" 2>/dev/null || true
 profiled=""
 
-# Every function of the binary that ran, by its symbol (callgrind marks a recursive call's frames NAME'2 and
-# so on); sorted, so a new run's changes read as a diff.
-callgrind_annotate --threshold=100 --inclusive=no "$work/profile.1" |
-    sed -n "s|^ *[0-9,]* ([^)]*) *???:\(.*\) \[$work/audiosessiond\]\$|\1|p" |
-    sed "s/'[0-9]*\$//" |
-    LC_ALL=C sort -u >"$work/order"
-count=$(wc -l <"$work/order")
+# Every function of the binary that ran in a profile, by its symbol (callgrind marks a recursive call's frames
+# NAME'2 and so on), sorted, so a new run's changes read as a diff.
+functions() {
+    callgrind_annotate --threshold=100 --inclusive=no "$1" |
+        sed -n "s|^ *[0-9,]* ([^)]*) *???:\(.*\) \[$work/audiosessiond\]\$|\1|p" |
+        sed "s/'[0-9]*\$//" |
+        LC_ALL=C sort -u
+}
+functions "$work/profile.2" >"$work/running"
+functions "$work/profile.1" | LC_ALL=C comm -23 - "$work/running" >"$work/startup"
+# The running daemon's functions first, start-up's after them: the daemon gives start-up's pages back once it has
+# started (StartupCode), and what it runs after lies together at the start of its code.
+{
+    echo "# Run by a started daemon (scripts/symbol-order.sh writes this file)"
+    cat "$work/running"
+    echo "# Run only while it starts"
+    cat "$work/startup"
+} >"$work/order"
+count=$(grep -cv '^#' "$work/order")
 ((count > 1000)) || { echo "symbol-order: only $count functions profiled; not written" >&2; exit 1; }
-listed=$(LC_ALL=C comm -12 "$work/order" "$CHECKED_IN" | wc -l)
-echo "symbol-order: $listed of the $count functions that ran are in $CHECKED_IN ($(wc -l <"$CHECKED_IN") listed)"
+grep -v '^#' "$work/order" | LC_ALL=C sort -u >"$work/now"
+grep -v '^#' "$CHECKED_IN" | LC_ALL=C sort -u >"$work/before"
+listed=$(LC_ALL=C comm -12 "$work/now" "$work/before" | wc -l)
+echo "symbol-order: $listed of the $count functions that ran are in $CHECKED_IN ($(wc -l <"$work/before") listed)"
 mv "$work/order" "$OUT"
-echo "symbol-order: $count functions written to $OUT"
+echo "symbol-order: $count functions written to $OUT ($(wc -l <"$work/running") run by the started daemon)"

@@ -51,6 +51,13 @@ public enum Daemon {
             outboxes: outboxes,
             logger: logger
         )
+        // Start-up's own code is given back once the socket listens and the sound server's streams are known.
+        let startup = StartupCode(soundServer: options.soundServer) {
+            let bytes = StartupCode.unmapReadOnlySegments()
+            logger.debug(
+                "started: start-up's pages given back (the read-only segments of the program and its libraries, \(bytes >> 20) MB, unmapped)"
+            )
+        }
         var services: [any Service] = []
         var pulse: PulseService?
         if options.soundServer {
@@ -61,7 +68,10 @@ public enum Daemon {
                 fadeMilliseconds: configuration.policy.duckFadeMs,
                 logger: logger,
                 journalPath: state?.file(JournalStreams.fileName),
-                connectionChanged: { systemd?.soundServerConnected($0) }
+                connectionChanged: { connected in
+                    systemd?.soundServerConnected(connected)
+                    if connected { startup.reached(.soundServerInventoryTaken) }
+                }
             )
             services.append(pulse!)
         }
@@ -136,6 +146,7 @@ public enum Daemon {
                 ready: { [onReady = options.onReady] in
                     onReady?()
                     systemd?.socketListening()
+                    startup.reached(.controlSocketListening)
                 }
             )
         )

@@ -70,6 +70,9 @@ struct Results {
     var startup: [Double] = []
     /// Section 6b: from the phone stream's `new` event to mpv's stream muted, and to mpv's `Paused`.
     var playerPause: (muted: Timings, paused: Timings)?
+    /// 1 s after start.
+    var started: Memory?
+    /// 1 s after a call of each kind (`warmUp`).
     var idle: Memory?
     var connected: Memory?
     var loaded: Memory?

@@ -62,6 +62,7 @@ struct Figures {
         addRatio("cpu_per_call_vs_floor", cpu?.daemon, over: cpu?.floor, "the floor's CPU time")
 
         add("rss_idle_mb", results.idle.map { megabytes($0.resident) })
+        add("rss_started_mb", results.started.map { megabytes($0.resident) })
         add("rss_1000_sessions_mb", results.loaded.map { megabytes($0.resident) })
         var perConnection: Double?
         if let idle = results.idle, let connected = results.connected, results.sessions > 0 {
