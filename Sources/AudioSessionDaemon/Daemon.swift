@@ -51,7 +51,8 @@ public enum Daemon {
             outboxes: outboxes,
             logger: logger
         )
-        // Start-up's own code is given back once the socket listens and the sound server's streams are known.
+        // Start-up's pages (its code, the libraries' binding) are given back once the socket listens and the sound
+        // server's streams are known.
         let startup = StartupCode(soundServer: options.soundServer) {
             let bytes = StartupCode.unmapReadOnlySegments()
             logger.debug(
