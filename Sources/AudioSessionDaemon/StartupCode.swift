@@ -21,28 +21,25 @@ import Locking
 /// so giving them back changes nothing the daemon can see. Segments the ELF program headers load writable are
 /// never touched (their pages hold what the process wrote, the loader's relocations among them, which dropping
 /// would lose), nor an object whose read-only segments the loader relocated (text relocations), nor the vDSO.
-public final class StartupCode: Sendable {
+final class StartupCode: Sendable {
     private let waiting: Locked<Set<Milestone>?>
     private let release: @Sendable () -> Void
 
     /// What start-up is waiting for.
-    public enum Milestone: Hashable, Sendable {
+    enum Milestone: Hashable, Sendable {
         case controlSocketListening
         case soundServerInventoryTaken
     }
 
-    /// `release` runs once, at the last milestone: by default it unmaps the read-only segments.
-    public init(
-        soundServer: Bool,
-        release: @escaping @Sendable () -> Void = { StartupCode.unmapReadOnlySegments() }
-    ) {
+    /// `release` runs once, at the last milestone (the daemon's unmaps the read-only segments).
+    init(soundServer: Bool, release: @escaping @Sendable () -> Void) {
         let milestones: Set<Milestone> = [.controlSocketListening, .soundServerInventoryTaken]
         waiting = Locked(soundServer ? milestones : [.controlSocketListening])
         self.release = release
     }
 
     /// Start-up reached `milestone`: at the last one, the read-only pages are given back (once).
-    public func reached(_ milestone: Milestone) {
+    func reached(_ milestone: Milestone) {
         let startedNow = waiting.withLock { waiting -> Bool in
             guard var left = waiting else { return false }
             left.remove(milestone)
@@ -53,8 +50,7 @@ public final class StartupCode: Sendable {
     }
 
     /// Drops the process's mappings of the loaded objects' read-only segments; returns how many bytes they span.
-    @discardableResult
-    public static func unmapReadOnlySegments() -> Int {
+    static func unmapReadOnlySegments() -> Int {
         unmap(readOnlySegments())
     }
 

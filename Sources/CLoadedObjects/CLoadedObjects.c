@@ -9,6 +9,7 @@ struct walk {
     audiosessiond_segment *segments;
     size_t capacity;
     size_t count;
+    uintptr_t vdso;
 };
 
 static int has_text_relocations(const struct dl_phdr_info *info) {
@@ -26,11 +27,12 @@ static int has_text_relocations(const struct dl_phdr_info *info) {
 static int visit(struct dl_phdr_info *info, size_t size, void *context) {
     (void)size;
     struct walk *walk = context;
-    const uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
     int loads_vdso = 0;
     for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *header = &info->dlpi_phdr[i];
-        if (header->p_type == PT_LOAD && vdso != 0 && info->dlpi_addr + header->p_vaddr == vdso) loads_vdso = 1;
+        if (header->p_type == PT_LOAD && walk->vdso != 0 && info->dlpi_addr + header->p_vaddr == walk->vdso) {
+            loads_vdso = 1;
+        }
     }
     if (loads_vdso || has_text_relocations(info)) return 0;
     for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
@@ -46,7 +48,7 @@ static int visit(struct dl_phdr_info *info, size_t size, void *context) {
 }
 
 size_t audiosessiond_read_only_segments(audiosessiond_segment *segments, size_t capacity) {
-    struct walk walk = {segments, capacity, 0};
+    struct walk walk = {segments, capacity, 0, (uintptr_t)getauxval(AT_SYSINFO_EHDR)};
     dl_iterate_phdr(visit, &walk);
     return walk.count;
 }
