@@ -71,6 +71,7 @@ extension StreamMachine {
         }
         // The writes of the turn are issued together (each stream's in order) and awaited together: one round
         // trip for the turn instead of one per write, and still no report is read before they are all done.
+        // Moves are the exception (below).
         var writesByStream: [[StreamLedger.Write]] = []
         var fading: [Step] = []
         for stream in planned {
@@ -88,7 +89,14 @@ extension StreamMachine {
             if !direct.isEmpty { writesByStream.append(direct) }
             if let fade = fades[stream.origin] { fading.append(.continueFade(stream.origin, fade.id)) }
         }
-        if !writesByStream.isEmpty { actions.append(.writeTogether(writesByStream)) }
+        // A stream that moves has its writes sent after the others', once those are answered. The server reports
+        // no change before it has carried out every request it read at once, and a move is slow there (the
+        // stream leaves one device's thread for another's): sent together, it would keep every other app from
+        // learning that the interrupted streams went silent until the interrupter had moved. Their silence
+        // itself is in force as each write is carried out; what waits is the report of it.
+        let moving = writesByStream.filter { $0.contains(where: \.isMove) }
+        let staying = writesByStream.filter { !$0.contains(where: \.isMove) }
+        for batch in [staying, moving] where !batch.isEmpty { actions.append(.writeTogether(batch)) }
         agenda.insert(contentsOf: fading, at: 0)
         return actions
     }

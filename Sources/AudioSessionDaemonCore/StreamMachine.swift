@@ -154,6 +154,11 @@ extension StreamLedger.Write {
         case .volume(let origin, _), .mute(let origin, _), .move(let origin, _): origin
         }
     }
+
+    package var isMove: Bool {
+        if case .move = self { return true }
+        return false
+    }
 }
 
 extension StreamOrigin {

@@ -388,6 +388,32 @@ import Testing
         }
     }
 
+    /// A turn that silences one stream and moves another: the silence is sent and answered first, the move after
+    /// it, whatever order the verdicts came in (the server reports no change before it has carried out every
+    /// request it read at once, and a move is slow there).
+    @Test func aMoveIsSentAfterTheTurnsOtherWrites() {
+        let phone = StreamOrigin.sinkInput(5)
+        var machine = StreamMachine(fadeMilliseconds: 0)
+        for line in Self.appears { _ = machine.handle(line.event) }
+        _ = machine.handle(.sinkReported(1, name: "headphones", port: .headphones))
+        let phoneReport = StreamReport(
+            origin: phone,
+            volume: Self.seventy,
+            muted: false,
+            device: 0,
+            corked: false,
+            properties: ["media.role": "phone", "application.name": "dialer"]
+        )
+        _ = machine.handle(.streamReported(phoneReport, processLine: [43]))
+        _ = machine.handle(.turnEnded)
+        let actions = machine.handle(
+            .verdictsHandedOver([.init(phone, Self.audibleOnHeadphones), .init(Self.music, Self.silent)])
+        )
+        #expect(
+            actions == [.writeTogether([[.volume(Self.music, Self.zero)]]), .writeTogether([[.move(phone, toDevice: 1)]])]
+        )
+    }
+
     /// A journal an earlier daemon's entries may still be in is written at the end of the first turn, even
     /// with nothing to journal.
     @Test func aJournalThatMayHoldOlderEntriesIsWrittenAtTheFirstEndOfTurn() {
