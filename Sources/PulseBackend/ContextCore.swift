@@ -28,6 +28,11 @@ final class ContextCore: @unchecked Sendable {
     /// asked for (`PulsePrefetch`).
     var requestsIssued: UInt64 = 0
     var requestsAnswered: UInt64 = 0
+    /// The streams written to, for a stream's prefetched info (which only that stream's writes can make stale):
+    /// the `requestsIssued` of the last batch that wrote to each, and how many batches that wrote to it are
+    /// unanswered. A stream's entries go with its removal.
+    var lastWrite: [WrittenStream: UInt64] = [:]
+    var unansweredWrites: [WrittenStream: Int] = [:]
     /// Whether a new stream's info is asked for as its event is read
     /// (`PulseConnection.listen(prefetchingNewStreams:_:)`).
     var prefetchesNewStreams = false
@@ -134,7 +139,11 @@ final class ContextCore: @unchecked Sendable {
 
     private static let subscribeThunk: pa_context_subscribe_cb_t = { _, type, index, userdata in
         let core = Unmanaged<ContextCore>.fromOpaque(userdata!).takeUnretainedValue()
-        if let event = PulseEvent(type, index: index) { core.read(event) }
+        guard let event = PulseEvent(type, index: index) else { return }
+        if case .changed(let facility, .remove, let index) = event, let stream = WrittenStream(facility, index) {
+            core.lastWrite[stream] = nil
+        }
+        core.read(event)
     }
 
     /// Hands `event` over, or, when a new stream's info is asked for first or events wait, queues it. The lock
@@ -223,6 +232,22 @@ final class ContextCore: @unchecked Sendable {
     func answered(_ request: any PendingOperation) {
         forget(request)
         requestsAnswered &+= 1
+    }
+
+    /// Notes a batch of writes to `streams` as issued, numbered `requestsIssued`. Only with the lock held.
+    func writesIssued(to streams: Set<WrittenStream>) {
+        for stream in streams {
+            lastWrite[stream] = requestsIssued
+            unansweredWrites[stream, default: 0] += 1
+        }
+    }
+
+    /// Notes a batch of writes to `streams` as answered (or failed). Only with the lock held.
+    func writesAnswered(to streams: Set<WrittenStream>) {
+        for stream in streams {
+            let left = (unansweredWrites[stream] ?? 1) - 1
+            unansweredWrites[stream] = left > 0 ? left : nil
+        }
     }
 
     /// Fails the pending operations of `owner` (all when nil). Only with the lock held.

@@ -9,6 +9,16 @@ public enum PulseStreamChange: Sendable, Hashable {
     case sourceOutputMute(UInt32, Bool)
     case moveSourceOutput(UInt32, toSource: UInt32)
 
+    /// The stream it writes to.
+    var stream: WrittenStream {
+        switch self {
+        case .sinkInputVolume(let index, _), .sinkInputMute(let index, _), .moveSinkInput(let index, _):
+            .sinkInput(index)
+        case .sourceOutputVolume(let index, _), .sourceOutputMute(let index, _), .moveSourceOutput(let index, _):
+            .sourceOutput(index)
+        }
+    }
+
     /// The libpulse call that makes it, for errors.
     var callName: String {
         switch self {
@@ -43,6 +53,20 @@ public enum PulseStreamChange: Sendable, Hashable {
     }
 }
 
+/// A stream that `PulseConnection.apply(_:)` writes to.
+enum WrittenStream: Hashable {
+    case sinkInput(UInt32)
+    case sourceOutput(UInt32)
+
+    init?(_ facility: PulseFacility, _ index: UInt32) {
+        switch facility {
+        case .sinkInput: self = .sinkInput(index)
+        case .sourceOutput: self = .sourceOutput(index)
+        default: return nil
+        }
+    }
+}
+
 extension PulseConnection {
     /// Makes every change, in order, and waits until the server has answered them all; each change's error, or
     /// nil where it was made. One wake-up of libpulse's thread and one of the caller for the lot, where a call
@@ -67,6 +91,7 @@ extension ContextCore {
                     requestsIssued &+= 1
                     let batch = BatchBox(changes: changes, core: self, continuation: continuation)
                     register(batch)
+                    writesIssued(to: batch.streams)
                     for (position, change) in changes.enumerated() {
                         do throws(PulseError) {
                             if let operation = try change.issue(context, batch.userdata(of: position)) {
@@ -100,6 +125,7 @@ final class BatchBox: PendingOperation, @unchecked Sendable {
     private var unanswered: Int
     private var items: [Item] = []
     private var changes: [PulseStreamChange] = []
+    let streams: Set<WrittenStream>
 
     /// One request of the batch, behind its `userdata`.
     final class Item {
@@ -117,6 +143,7 @@ final class BatchBox: PendingOperation, @unchecked Sendable {
         self.answers = Array(repeating: nil, count: changes.count)
         self.unanswered = changes.count
         self.changes = changes
+        self.streams = Set(changes.map(\.stream))
         self.items = changes.indices.map { Item(batch: self, position: $0) }
     }
 
@@ -152,6 +179,7 @@ final class BatchBox: PendingOperation, @unchecked Sendable {
         guard let continuation else { return }
         self.continuation = nil
         core.answered(self)
+        core.writesAnswered(to: streams)
         continuation.resume(returning: answers.map { $0 ?? nil })
     }
 }

@@ -5,11 +5,14 @@ internal import CPulse
 /// the consumer the round trip of asking itself: a wake-up of libpulse's thread to send the query and one of the
 /// consumer for the answer.
 ///
-/// It shows the stream as it was after every request answered before it was asked for, and none sent after:
-/// `isCurrent` says whether it still does. A request sent before it but answered after need not show in it:
+/// It shows the stream as it was after every write to it answered before it was asked for, and none sent after:
+/// `isCurrent` says whether it still does. A write sent before it but answered after need not show in it:
 /// pipewire-pulse may answer a query sent while a volume write is on its way from the values before the write.
-/// A consumer that reads its own writes in what it queries (and takes any other difference for someone else's
-/// change) uses it only while it is current, and asks anew otherwise.
+/// Only the stream's own writes count for a stream's info (another stream's volume or move leaves it as it
+/// is); for a device's or a client's, and for the saved restore entry (a write to any stream of the same key
+/// may change it: `isRestoreEntryCurrent`), every request of the connection counts. A consumer that reads its
+/// own writes in what it queries (and takes any other difference for someone else's change) uses it only while
+/// it is current, and asks anew otherwise.
 public struct PulsePrefetch: Sendable {
     public enum Info: Sendable {
         /// The playback stream; nil when it was gone by the time the server answered.
@@ -32,6 +35,9 @@ public struct PulsePrefetch: Sendable {
     public let restoreEntryRead: Bool
     /// `ContextCore.requestsIssued` when it was asked for; nil when one of them was still unanswered then.
     let requestsBefore: UInt64?
+    /// For a stream's info: the stream, and `ContextCore.requestsIssued` when it was asked for (nil when a write
+    /// to the stream was still unanswered then).
+    let stream: (WrittenStream, writesBefore: UInt64?)?
 }
 
 extension PulseConnection {
@@ -58,13 +64,27 @@ extension PulseConnection {
         }
     }
 
-    /// Whether every request sent on this connection before `prefetch` was asked for had its answer by then,
-    /// and none was sent since: then it shows the stream as a query made now would, as far as this connection's
-    /// own requests go.
+    /// Whether `prefetch`'s info shows what a query made now would, as far as this connection's own requests go:
+    /// for a stream, every write to it sent before the info was asked for had its answer by then, and none was
+    /// sent since; for anything else, the same of every request.
     public func isCurrent(_ prefetch: PulsePrefetch) -> Bool {
         guard let core = try? core("isCurrent") else { return false }
-        return (try? core.mainloop.withLock("isCurrent") { _ in core.requestsIssued == prefetch.requestsBefore })
-            ?? false
+        return (try? core.mainloop.withLock("isCurrent") { _ in
+            guard let (stream, writesBefore) = prefetch.stream else {
+                return core.requestsIssued == prefetch.requestsBefore
+            }
+            guard let writesBefore else { return false }
+            return core.lastWrite[stream, default: 0] <= writesBefore
+        }) ?? false
+    }
+
+    /// Whether `prefetch`'s saved restore entry is what a read made now would give, as far as this connection's
+    /// own requests go: every request sent before it was read had its answer by then, and none was sent since.
+    public func isRestoreEntryCurrent(_ prefetch: PulsePrefetch) -> Bool {
+        guard let core = try? core("isRestoreEntryCurrent") else { return false }
+        return (try? core.mainloop.withLock("isRestoreEntryCurrent") { _ in
+            core.requestsIssued == prefetch.requestsBefore
+        }) ?? false
     }
 }
 
@@ -87,6 +107,7 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
     let owner: ObjectIdentifier? = nil
     private unowned let core: ContextCore
     private let requestsBefore: UInt64?
+    private let stream: (WrittenStream, writesBefore: UInt64?)?
     private var gathered: PulsePrefetch.Info?
     /// Set once the info's query has its answer (`gathered`: the info, or nil when it failed).
     private var infoAnswered = false
@@ -98,10 +119,11 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
     private(set) var isAnswered = false
     private(set) var answer: PulsePrefetch?
 
-    private init(name: String, core: ContextCore) {
+    private init(name: String, core: ContextCore, stream: WrittenStream? = nil) {
         self.name = name
         self.core = core
         self.requestsBefore = core.requestsAnswered == core.requestsIssued ? core.requestsIssued : nil
+        self.stream = stream.map { ($0, core.unansweredWrites[$0] == nil ? core.requestsIssued : nil) }
     }
 
     /// Asks for the info of the stream that `event` says is new, or of the client it says is new or changed (a
@@ -114,7 +136,7 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
         let operation: OpaquePointer?
         switch facility {
         case .sinkInput where change == .new || changes:
-            box = PrefetchBox(name: "pa_context_get_sink_input_info", core: core)
+            box = PrefetchBox(name: "pa_context_get_sink_input_info", core: core, stream: .sinkInput(index))
             operation = pa_context_get_sink_input_info(context, index, sinkInputAnswered, box.userdata)
             if change == .new, operation != nil,
                 let read = pa_ext_stream_restore_read(context, restoreEntryAnswered, box.userdata)
@@ -123,7 +145,7 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
                 box.restoreReadPending = true
             }
         case .sourceOutput where change == .new || changes:
-            box = PrefetchBox(name: "pa_context_get_source_output_info", core: core)
+            box = PrefetchBox(name: "pa_context_get_source_output_info", core: core, stream: .sourceOutput(index))
             operation = pa_context_get_source_output_info(context, index, sourceOutputAnswered, box.userdata)
         case .client:
             box = PrefetchBox(name: "pa_context_get_client_info", core: core)
@@ -245,7 +267,8 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
                 info: $0,
                 restoreEntry: key.flatMap { entries?[$0] },
                 restoreEntryRead: entries != nil,
-                requestsBefore: requestsBefore
+                requestsBefore: requestsBefore,
+                stream: stream
             )
         }
         core.forget(self)

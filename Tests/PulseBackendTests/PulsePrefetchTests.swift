@@ -5,7 +5,7 @@ import Testing
 
 /// `listen(prefetchingNewStreams:)`: a new stream's (or client's) info comes with its event, asked for on
 /// libpulse's thread; the events keep the order they were read in; and the info is current only until another
-/// request is sent.
+/// write to the stream is sent (for a device or client, until any other request is).
 @Suite("New streams' info with their events", .timeLimit(.minutes(4)))
 struct PulsePrefetchTests {
     @Test func aNewStreamsEventComesWithItsInfoAndTheEventsKeepTheirOrder() async throws {
@@ -190,7 +190,7 @@ struct PulsePrefetchTests {
         }
     }
 
-    @Test func thePrefetchedInfoIsCurrentUntilAnotherRequestIsSent() async throws {
+    @Test func thePrefetchedInfoIsCurrentUntilAWriteToItsStreamIsSent() async throws {
         try await withPrivatePulseServer { server in
             let connection = try await connected(to: server)
             defer { connection.close() }
@@ -204,6 +204,34 @@ struct PulsePrefetchTests {
             let info = try #require(prefetched.withLock { $0 })
             #expect(connection.isCurrent(info))
             // Our own write, sent after the info was asked for: the info no longer shows what a query would.
+            _ = await connection.apply([.sinkInputMute(music.sinkInputIndex, true)])
+            #expect(!connection.isCurrent(info))
+        }
+    }
+
+    /// Only a stream's own writes make its info stale: another stream's write leaves it current (a turn's moves
+    /// go after its other writes, and the echoes read in between are not asked for again), while the saved
+    /// restore entry read with it, which a write to any stream of its key may change, is not.
+    @Test func anotherStreamsWriteLeavesAStreamsInfoCurrentButNotItsRestoreEntry() async throws {
+        try await withPrivatePulseServer { server in
+            let connection = try await connected(to: server)
+            defer { connection.close() }
+            let prefetched = Locked<[UInt32: PulsePrefetch]>([:])
+            connection.listen(prefetchingNewStreams: true) { event, prefetch in
+                if case .changed(.sinkInput, .new, let index) = event, let prefetch {
+                    prefetched.withLock { $0[index] = prefetch }
+                }
+            }
+            let other = try await PulsePlaybackStream.open(server: server.server, name: "other", properties: [:])
+            defer { other.close() }
+            let music = try await PulsePlaybackStream.open(server: server.server, name: "music", properties: [:])
+            defer { music.close() }
+            try await eventually("the music's info") { prefetched.withLock { $0[music.sinkInputIndex] } != nil }
+            let info = try #require(prefetched.withLock { $0[music.sinkInputIndex] })
+            #expect(connection.isCurrent(info) && connection.isRestoreEntryCurrent(info))
+            _ = await connection.apply([.sinkInputMute(other.sinkInputIndex, true)])
+            #expect(connection.isCurrent(info))
+            #expect(!connection.isRestoreEntryCurrent(info))
             _ = await connection.apply([.sinkInputMute(music.sinkInputIndex, true)])
             #expect(!connection.isCurrent(info))
         }

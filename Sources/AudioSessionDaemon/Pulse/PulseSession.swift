@@ -260,7 +260,9 @@ struct PulseSession {
         case .writeJournal(let entries):
             return .journalWritten(succeeded: journal?.sync(entries) ?? true)
         case .readRestoreEntry(let key):
-            if let prefetched = prefetchedRestoreEntry, prefetched.key == key, connection.isCurrent(prefetched.prefetch) {
+            if let prefetched = prefetchedRestoreEntry, prefetched.key == key,
+                connection.isRestoreEntryCurrent(prefetched.prefetch)
+            {
                 return .restoreEntryRead(prefetched.prefetch.restoreEntry)
             }
             return .restoreEntryRead((try? await connection.streamRestoreEntry(key)) ?? nil)
