@@ -69,22 +69,24 @@ extension PulseConnection {
     /// sent since; for anything else, the same of every request.
     public func isCurrent(_ prefetch: PulsePrefetch) -> Bool {
         guard let core = try? core("isCurrent") else { return false }
-        return (try? core.mainloop.withLock("isCurrent") { _ in
+        let current = try? core.mainloop.withLock("isCurrent") { _ in
             guard let (stream, writesBefore) = prefetch.stream else {
                 return core.requestsIssued == prefetch.requestsBefore
             }
             guard let writesBefore else { return false }
             return core.lastWrite[stream, default: 0] <= writesBefore
-        }) ?? false
+        }
+        return current ?? false
     }
 
     /// Whether `prefetch`'s saved restore entry is what a read made now would give, as far as this connection's
     /// own requests go: every request sent before it was read had its answer by then, and none was sent since.
     public func isRestoreEntryCurrent(_ prefetch: PulsePrefetch) -> Bool {
         guard let core = try? core("isRestoreEntryCurrent") else { return false }
-        return (try? core.mainloop.withLock("isRestoreEntryCurrent") { _ in
+        let current = try? core.mainloop.withLock("isRestoreEntryCurrent") { _ in
             core.requestsIssued == prefetch.requestsBefore
-        }) ?? false
+        }
+        return current ?? false
     }
 }
 
