@@ -30,7 +30,7 @@ final class ContextCore: @unchecked Sendable {
     var requestsAnswered: UInt64 = 0
     /// The streams written to, for a stream's prefetched info (which only that stream's writes can make stale):
     /// the `requestsIssued` of the last batch that wrote to each, and how many batches that wrote to it are
-    /// unanswered. A stream's entries go with its removal.
+    /// unanswered. A stream's last write is forgotten with its removal; its unanswered count, once none is left.
     var lastWrite: [WrittenStream: UInt64] = [:]
     var unansweredWrites: [WrittenStream: Int] = [:]
     /// Whether a new stream's info is asked for as its event is read
