@@ -70,7 +70,7 @@ final class PolicyService: Service {
         var hasUnrecordedTurns = false
         /// The turns' log lines, written by `record()` outside the lock: formatting and writing a line costs more
         /// than the decision it reports (a call's interruption of a hundred sessions logs two hundred).
-        var logLines: [String] = []
+        var logLines: [LogLine] = []
         /// The loop ended (shutdown): later inputs are not decided, as none were once the loop stopped reading.
         var hasEnded = false
     }
@@ -163,7 +163,7 @@ final class PolicyService: Service {
     }
 
     /// Keeps the turns' changes; returns their log lines, to be written once the lock is let go.
-    private static func record(_ turns: inout Turns) -> [String] {
+    private static func record(_ turns: inout Turns) -> [LogLine] {
         guard turns.hasUnrecordedTurns else { return [] }
         turns.hasUnrecordedTurns = false
         turns.keeper?.after(&turns.core)

@@ -4,17 +4,20 @@ import AudioSessionProtocol
 /// face's `RecentDecisions`, a shell's "why did that go quiet"). Bounded: the oldest go first.
 package struct RecentDecisions: Sendable {
     package static let capacity = 200
-    package private(set) var kept: [DecisionBody] = []
+    /// Each with its number; their words are put together when asked for (`LogLine`).
+    private var kept: [(number: Int, line: LogLine)] = []
     private var counted = 0
 
-    package mutating func note(_ text: String) {
+    package mutating func note(_ line: LogLine) {
         counted += 1
-        kept.append(DecisionBody(number: counted, text: text))
+        kept.append((counted, line))
         if kept.count > Self.capacity { kept.removeFirst(kept.count - Self.capacity) }
     }
 
     /// The last `count`, oldest first.
-    package func last(_ count: Int) -> [DecisionBody] { Array(kept.suffix(count)) }
+    package func last(_ count: Int) -> [DecisionBody] {
+        kept.suffix(count).map { DecisionBody(number: $0.number, text: $0.line.text) }
+    }
 }
 
 extension DaemonCore {

@@ -119,7 +119,8 @@ extension DaemonCore {
         if let player { players.bind(player, to: session) }
         run(.sessionCreated(session, SessionDeclaration(appName: app, unawareStreamProperties: matchable, isMediaPlayer: player != nil)))
         if let snapshot = engine.snapshot(of: session) {
-            effects.append(.log("\(sessionNames[session]!): unaware app, classified as \(snapshot.category.rawValue) \(snapshot.options.names) (U1)\(player.map { ", a player: \($0)" } ?? "")"))
+            let (name, category, options) = (sessionNames[session]!, snapshot.category, snapshot.options)
+            effects.append(.log(LogLine { "\(name): unaware app, classified as \(category.rawValue) \(options.names) (U1)\(player.map { ", a player: \($0)" } ?? "")" }))
         }
         return session
     }

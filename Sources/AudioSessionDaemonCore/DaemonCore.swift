@@ -100,18 +100,25 @@ package struct DaemonCore: Sendable {
     package mutating func run(_ event: PolicyEvent) -> PolicyOutcome {
         let outcome = engine.handle(event)
         if recorder.isOn { recorder.note(event, outcome, engine: engine, names: sessionNames) }
-        let explainer = explainer
         for action in outcome.actions {
             switch action {
             case .notify(let session, let notification, let reason):
-                let because = explainer.describe(reason)
-                effects.append(.log("\(name(of: session)): \(Explainer.text(of: notification)): \(because)"))
+                let subject = name(of: session)
                 if let owner = sessionOwners[session], clients[owner]?.isSubscribed == true {
+                    let because = explainer.describe(reason)
+                    effects.append(.log("\(subject): \(Explainer.text(of: notification)): \(because)"))
                     send(owner, .event(Self.event(for: notification, of: session, engine: engine, because: because)))
+                } else {
+                    // An unaware app's session, or one whose client does not listen: words only for the log.
+                    let because = LogLine.words(for: reason, naming: name(of:))
+                    effects.append(.log(LogLine { "\(subject): \(Explainer.text(of: notification)): \(because())" }))
                 }
             case .setStream(let stream, let verdict):
                 guard let origin = origins[stream] else { continue }
-                effects.append(.log("\(origin) of \(name(of: engine.session(of: stream))): \(Self.word(for: verdict.level)) on \(verdict.port?.rawValue ?? "-"): \(explainer.describe(verdict.reason))"))
+                let subject = name(of: engine.session(of: stream))
+                let because = LogLine.words(for: verdict.reason, naming: name(of:))
+                let (level, port) = (verdict.level, verdict.port)
+                effects.append(.log(LogLine { "\(origin) of \(subject): \(Self.word(for: level)) on \(port?.rawValue ?? "-"): \(because())" }))
                 if case .client(let client, let number) = origin {
                     send(client, .event(Self.streamVerdictEvent(number, verdict)))
                 } else {

@@ -145,5 +145,5 @@ package enum DaemonEffect: Sendable, Equatable {
     /// Send a media player (its bus name) a command, waiting at most `timeoutMs` for its answer (section 6b).
     case callPlayer(String, PlayerCommand, timeoutMs: Int)
     /// One line per decision, with its reason.
-    case log(String)
+    case log(LogLine)
 }

@@ -44,4 +44,33 @@ import Testing
         let refused = core.handle(.request(stranger, Request(id: .number(2), .decisions())))
         #expect(refused.contains { if case .send(stranger, .reply(let reply)) = $0 { reply.error?.code == "notPermitted" } else { false } })
     }
+
+    /// A decision on a server's event is put into words only when read (`LogLine`), from the names of when it was
+    /// made: asked for after the call's session has ended and its name is gone, the music's silence still names
+    /// the call that interrupted it.
+    @Test func aDecisionReadLaterReadsAsWhenItWasMade() throws {
+        var core = PlayerCoreTests.core()
+        _ = core.handle(.clientConnected(ClientID(rawValue: 999), ClientPeer(processID: 1, userID: 1000, processName: "ctl")))
+        _ = core.handle(.sound(.streamSeen(PlayerCoreTests.musicStream())))
+        let call = PlayerCoreTests.callInterrupting(&core)
+        let silenced = try #require(PlayerCoreTests.logs(call).first { $0.hasPrefix("\(PlayerCoreTests.music) of mpv") })
+        #expect(silenced.hasSuffix(": silent on speaker: interrupted by paplay (phone) (A6)"), "\(silenced)")
+        _ = PlayerCoreTests.endCall(&core)
+        #expect(!core.sessionNames.values.contains("paplay (phone)"))
+        let kept = try #require(decisions(&core, count: 200)?.result?.decisions).map(\.text)
+        #expect(kept.contains(silenced), "\(kept)")
+    }
+
+    /// A line's words are taken from the names as they were when it was made, and lines are equal by their words.
+    @Test func aLogLineKeepsTheNameItWasMadeWith() {
+        var names = [SessionID(2): "paplay (phone)"]
+        let reason = Reason(.A6, session: SessionID(2))
+        let because = LogLine.words(for: reason, naming: { names[$0] ?? "?" })
+        names[SessionID(2)] = nil
+        let line = LogLine(later: { "mpv (music): \(because())" })
+        let expected = "mpv (music): " + Explainer(name: { _ in "paplay (phone)" }, when: { _ in nil }).describe(reason)
+        #expect(line.text == expected)
+        #expect(line == LogLine(expected))
+        #expect(line != "mpv (music): something else")
+    }
 }

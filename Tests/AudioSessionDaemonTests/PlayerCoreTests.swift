@@ -34,7 +34,7 @@ import Testing
     }
 
     static func logs(_ effects: [DaemonEffect]) -> [String] {
-        effects.compactMap { if case .log(let line) = $0 { line } else { nil } }
+        effects.compactMap { if case .log(let line) = $0 { line.text } else { nil } }
     }
 
     static func timers(_ effects: [DaemonEffect]) -> [(TimerID, Int)] {
