@@ -85,10 +85,15 @@ extension StreamMachine {
             journal?.mayHoldOlderEntries = false
         }
         journalPending = [:]
+        // What was written is what the ledger calls for (nothing changed it meanwhile: the write is answered in
+        // the step that asked for it), so a written entry needs no write and an unwritten one still does.
         switch next {
-        case .perform(let write): return finishPerform(write) + drain()
+        case .perform(let write):
+            assert(succeeded != journalNeedsWrite(write.origin), "the journal's answer and the ledger disagree")
+            return finishPerform(write, journaled: succeeded) + drain()
         case .verdicts(let plan, let needed):
-            let refused = Set(needed.filter(journalNeedsWrite))
+            let refused: Set<StreamOrigin> = succeeded ? [] : Set(needed)
+            assert(refused == Set(needed.filter(journalNeedsWrite)), "the journal's answer and the ledger disagree")
             return finishVerdicts(plan, refused: refused) + drain()
         case .endOfTurn: return drain()
         case .clear:
@@ -111,12 +116,15 @@ extension StreamMachine {
     /// One write; a write whose journal entry could not be written is not made (a stream the server moved is
     /// then not held silent; a fade step is skipped).
     package mutating func perform(_ write: StreamLedger.Write) -> [StreamAction] {
-        if journalNeedsWrite(write.origin) { return askToWrite(journalAhead(), then: .perform(write)) }
-        return finishPerform(write)
+        if let entry = entryToWriteAhead(write.origin) {
+            return askToWrite(journalAhead(knowing: [write.origin: entry]), then: .perform(write))
+        }
+        return finishPerform(write, journaled: true)
     }
 
-    package mutating func finishPerform(_ write: StreamLedger.Write) -> [StreamAction] {
-        guard !journalNeedsWrite(write.origin) || !holdsBack(write) else {
+    /// Makes `write` unless it holds the stream back and its entry is not on disk (`journaled` false).
+    package mutating func finishPerform(_ write: StreamLedger.Write, journaled: Bool) -> [StreamAction] {
+        guard journaled || !holdsBack(write) else {
             ledger.notMade(write)
             return [.log(.writeNotMade(write))]
         }

@@ -15,6 +15,13 @@ package struct JournalCalledFor: Sendable {
     /// The streams touched since the last update, or all of them (`everyStreamStale`).
     package var staleStreams: Set<StreamOrigin> = []
     package var everyStreamStale = true
+
+    /// Whether the stream's entry is the one on disk, as far as this knows: nothing touched the stream since the
+    /// last update, and its entry then was the disk's (or it had none, nor the disk). Its widened entry is then
+    /// the disk's too: widening keeps the farther of its values and the disk's.
+    package func isDiskEntry(_ origin: StreamOrigin) -> Bool {
+        !everyStreamStale && !staleStreams.contains(origin) && !differFromDisk.contains(origin)
+    }
 }
 
 extension StreamMachine {

@@ -6,13 +6,35 @@ import PulseBackend
 extension StreamMachine {
     /// Whether the stream's entry has to go to disk ahead of a write and is not there as it must be.
     package func journalNeedsWrite(_ origin: StreamOrigin) -> Bool {
-        guard let journal, let entry = journalEntry(for: origin, widening: true) else { return false }
-        return journal.written[origin] != entry
+        entryToWriteAhead(origin) != nil
+    }
+
+    /// The stream's entry as it has to go to disk ahead of a write, when the disk does not hold it so; nil when
+    /// there is no journal or nothing to write. The caller keeps it for `journalAhead(knowing:)`: an entry is
+    /// made from the ledger, the stream's properties and the disk's entry, and making each one once per write
+    /// took a tenth of an unaware call's path and a fifth of a hundred-stream call's.
+    package func entryToWriteAhead(_ origin: StreamOrigin) -> JournalStreamEntry? {
+        guard let journal, let entry = journalEntry(for: origin, widening: true), journal.written[origin] != entry
+        else { return nil }
+        return entry
     }
 
     /// The journal to write ahead of a write: what is on disk, with every entry the ledger calls for added or
-    /// changed (none removed).
-    package func journalAhead() -> [StreamOrigin: JournalStreamEntry] {
+    /// changed (none removed). `known` holds entries already made for this state (`entryToWriteAhead`). A stream
+    /// nothing touched since the end of the last turn, whose entry was the disk's then (`calledFor`), still has
+    /// the disk's: only the others' entries are made (a call that silenced one more of a hundred streams made
+    /// all hundred).
+    package func journalAhead(knowing known: [StreamOrigin: JournalStreamEntry] = [:]) -> [StreamOrigin: JournalStreamEntry] {
+        var entries = journal?.written ?? [:]
+        for origin in ledger.entries.keys where !calledFor.isDiskEntry(origin) {
+            if let entry = known[origin] ?? journalEntry(for: origin, widening: true) { entries[origin] = entry }
+        }
+        assert(entries == everyEntryAhead(), "an entry kept from the last turn is not the one the ledger calls for")
+        return entries
+    }
+
+    /// `journalAhead` made from every stream's entry, for debug builds to check it.
+    private func everyEntryAhead() -> [StreamOrigin: JournalStreamEntry] {
         var entries = journal?.written ?? [:]
         for origin in ledger.entries.keys {
             if let entry = journalEntry(for: origin, widening: true) { entries[origin] = entry }

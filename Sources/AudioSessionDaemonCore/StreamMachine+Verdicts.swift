@@ -39,10 +39,14 @@ extension StreamMachine {
             plan.planned.append(.init(origin: origin, before: fades ? before : nil, writes: writes))
         }
         // Every entry the turn needs goes to disk first, in one write.
-        let needed = plan.planned.filter { $0.writes.contains(where: holdsBack) }.map(\.origin).filter(
-            journalNeedsWrite
-        )
-        guard needed.isEmpty else { return askToWrite(journalAhead(), then: .verdicts(plan, needed: needed)) }
+        var ahead: [StreamOrigin: JournalStreamEntry] = [:]
+        for stream in plan.planned where stream.writes.contains(where: holdsBack) {
+            if let entry = entryToWriteAhead(stream.origin) { ahead[stream.origin] = entry }
+        }
+        let needed = plan.planned.map(\.origin).filter { ahead[$0] != nil }
+        guard needed.isEmpty else {
+            return askToWrite(journalAhead(knowing: ahead), then: .verdicts(plan, needed: needed))
+        }
         return finishVerdicts(plan, refused: [])
     }
 

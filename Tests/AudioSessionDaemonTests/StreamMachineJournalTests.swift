@@ -96,6 +96,42 @@ import Testing
         }
     }
 
+    /// Ahead of a write only the entries of the streams the turn touched are made; the others are the disk's
+    /// (`journalAhead`): what is written still holds every stream's.
+    @Test func aStreamSilencedBesideFiveJournaledOnesIsWrittenAheadWithThem() {
+        var machine = Self.fiveSilencedStreams()
+        let sixth = StreamOrigin.sinkInput(30)
+        _ = Self.feed(&machine, .streamReported(Self.report(sixth, Self.seventy), processLine: []))
+        _ = Self.feed(&machine, .turnEnded)
+        let before = machine.journal?.written ?? [:]
+        #expect(before.count == 5)
+        let journals = Self.feed(&machine, .verdictsHandedOver([.init(sixth, Self.silent)]))
+        #expect(journals.count == 1, "one journal, ahead of the sixth stream's silence")
+        let ahead = journals.first ?? [:]
+        #expect(ahead.count == 6)
+        for origin in Self.streams { #expect(ahead[origin] == before[origin]) }
+        #expect(ahead[sixth]?.userVolume == Self.seventy.channels)
+        #expect(ahead[sixth]?.policyVolume == Self.zero.channels)
+        #expect(machine.journal?.written == ahead)
+    }
+
+    /// An entry's copies share its values until one is changed (`JournalStreamEntry.Shared`).
+    @Test func aChangedCopyOfAnEntryLeavesTheEntryAsItWas() {
+        let machine = Self.fiveSilencedStreams()
+        guard let entry = machine.journal?.written[Self.streams[0]] else {
+            Issue.record("no entry for the first stream")
+            return
+        }
+        var copy = entry
+        #expect(copy == entry)
+        copy.userVolume = Self.forty.channels
+        #expect(copy != entry)
+        #expect(entry.userVolume == Self.seventy.channels)
+        #expect(copy.userVolume == Self.forty.channels)
+        copy.userVolume = Self.seventy.channels
+        #expect(copy == entry, "equal values are equal entries, shared or not")
+    }
+
     @Test func aRemovedStreamLeavesTheJournalAtTheEndOfItsTurn() {
         var machine = Self.fiveSilencedStreams()
         _ = Self.feed(&machine, .streamRemoved(Self.streams[0]))

@@ -12,22 +12,25 @@ import FoundationEssentials
 /// decoding, stay with `JSONEncoder` and `JSONDecoder`.
 enum JournalEntryJSON {
     static func encode(_ entry: JournalStreamEntry) -> Data {
-        Data(
-            JSONText.object { json in
-                json.member("application", entry.application)
-                json.member("index", entry.index)
-                json.member("kind", entry.kind.rawValue)
-                json.member("movedFrom", entry.movedFrom)
-                json.member("movedTo", entry.movedTo)
-                json.member("policyMuted", entry.policyMuted)
-                json.member("policyVolume", entry.policyVolume)
-                json.member("processID", entry.processID)
-                json.member("restoreDevice", entry.restoreDevice)
-                json.member("restoreKey", entry.restoreKey)
-                json.member("role", entry.role)
-                json.member("userMuted", entry.userMuted)
-                json.member("userVolume", entry.userVolume)
-            }
-        )
+        Data(bytes(entry))
+    }
+
+    /// The same JSON as bytes, for a journal made of them.
+    static func bytes(_ entry: JournalStreamEntry) -> [UInt8] {
+        JSONText.object { json in
+            json.member("application", entry.application)
+            json.member("index", entry.index)
+            json.member("kind", entry.kind.rawValue)
+            json.member("movedFrom", entry.movedFrom)
+            json.member("movedTo", entry.movedTo)
+            json.member("policyMuted", entry.policyMuted)
+            json.member("policyVolume", entry.policyVolume)
+            json.member("processID", entry.processID)
+            json.member("restoreDevice", entry.restoreDevice)
+            json.member("restoreKey", entry.restoreKey)
+            json.member("role", entry.role)
+            json.member("userMuted", entry.userMuted)
+            json.member("userVolume", entry.userVolume)
+        }
     }
 }
