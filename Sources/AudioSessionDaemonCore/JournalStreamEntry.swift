@@ -44,63 +44,25 @@ package struct JournalStreamEntry: Codable, Equatable, Sendable {
 
     private var shared: Shared
 
+    /// The values; changing one makes the entry's own copy.
     package var values: Values {
         get { shared.values }
         set { shared = Shared(newValue) }
     }
 
-    package var kind: Kind {
-        get { values.kind }
-        set { values.kind = newValue }
-    }
-    package var index: UInt32 {
-        get { values.index }
-        set { values.index = newValue }
-    }
-    package var application: String? {
-        get { values.application }
-        set { values.application = newValue }
-    }
-    package var processID: String? {
-        get { values.processID }
-        set { values.processID = newValue }
-    }
-    package var role: String? {
-        get { values.role }
-        set { values.role = newValue }
-    }
-    package var userVolume: [UInt32] {
-        get { values.userVolume }
-        set { values.userVolume = newValue }
-    }
-    package var userMuted: Bool {
-        get { values.userMuted }
-        set { values.userMuted = newValue }
-    }
-    package var policyVolume: [UInt32] {
-        get { values.policyVolume }
-        set { values.policyVolume = newValue }
-    }
-    package var policyMuted: Bool {
-        get { values.policyMuted }
-        set { values.policyMuted = newValue }
-    }
-    package var movedFrom: String? {
-        get { values.movedFrom }
-        set { values.movedFrom = newValue }
-    }
-    package var movedTo: UInt32? {
-        get { values.movedTo }
-        set { values.movedTo = newValue }
-    }
-    package var restoreKey: String? {
-        get { values.restoreKey }
-        set { values.restoreKey = newValue }
-    }
-    package var restoreDevice: String? {
-        get { values.restoreDevice }
-        set { values.restoreDevice = newValue }
-    }
+    package var kind: Kind { values.kind }
+    package var index: UInt32 { values.index }
+    package var application: String? { values.application }
+    package var processID: String? { values.processID }
+    package var role: String? { values.role }
+    package var userVolume: [UInt32] { values.userVolume }
+    package var userMuted: Bool { values.userMuted }
+    package var policyVolume: [UInt32] { values.policyVolume }
+    package var policyMuted: Bool { values.policyMuted }
+    package var movedFrom: String? { values.movedFrom }
+    package var movedTo: UInt32? { values.movedTo }
+    package var restoreKey: String? { values.restoreKey }
+    package var restoreDevice: String? { values.restoreDevice }
 
     package init(
         kind: Kind,

@@ -11,8 +11,8 @@ extension StreamMachine {
 
     /// The stream's entry as it has to go to disk ahead of a write, when the disk does not hold it so; nil when
     /// there is no journal or nothing to write. The caller keeps it for `journalAhead(knowing:)`: an entry is
-    /// made from the ledger, the stream's properties and the disk's entry, and making each one once per write
-    /// took a tenth of an unaware call's path and a fifth of a hundred-stream call's.
+    /// made from the ledger, the stream's properties and the disk's entry, and making it three times for one
+    /// write (the check, the journal, the check after it) took a tenth of an unaware call's path.
     package func entryToWriteAhead(_ origin: StreamOrigin) -> JournalStreamEntry? {
         guard let journal, let entry = journalEntry(for: origin, widening: true), journal.written[origin] != entry
         else { return nil }
@@ -24,7 +24,7 @@ extension StreamMachine {
     /// nothing touched since the end of the last turn, whose entry was the disk's then (`calledFor`), still has
     /// the disk's: only the others' entries are made (a call that silenced one more of a hundred streams made
     /// all hundred).
-    package func journalAhead(knowing known: [StreamOrigin: JournalStreamEntry] = [:]) -> [StreamOrigin: JournalStreamEntry] {
+    package func journalAhead(knowing known: [StreamOrigin: JournalStreamEntry]) -> [StreamOrigin: JournalStreamEntry] {
         var entries = journal?.written ?? [:]
         for origin in ledger.entries.keys where !calledFor.isDiskEntry(origin) {
             if let entry = known[origin] ?? journalEntry(for: origin, widening: true) { entries[origin] = entry }

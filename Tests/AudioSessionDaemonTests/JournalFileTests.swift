@@ -36,7 +36,7 @@ import Testing
         let prompt = Self.entry(.sinkInput, 12, application: "maps\n\u{1}")
         let microphone = Self.entry(.sourceOutput, 2, application: "recorder")
         var ducked = music
-        ducked.policyVolume = [16384, 16384]
+        ducked.values.policyVolume = [16384, 16384]
         // Entries come and go and change; unchanged ones are not encoded again, and the order is the file's. The
         // journal grows and shrinks: what a shorter write leaves of a longer one after its line end is no part
         // of it.

@@ -124,11 +124,11 @@ import Testing
         }
         var copy = entry
         #expect(copy == entry)
-        copy.userVolume = Self.forty.channels
+        copy.values.userVolume = Self.forty.channels
         #expect(copy != entry)
         #expect(entry.userVolume == Self.seventy.channels)
         #expect(copy.userVolume == Self.forty.channels)
-        copy.userVolume = Self.seventy.channels
+        copy.values.userVolume = Self.seventy.channels
         #expect(copy == entry, "equal values are equal entries, shared or not")
     }
 
