@@ -89,11 +89,11 @@ extension StreamMachine {
         // the step that asked for it), so a written entry needs no write and an unwritten one still does.
         switch next {
         case .perform(let write):
-            assert(succeeded != journalNeedsWrite(write.origin), "the journal's answer and the ledger disagree")
+            assert(succeeded == (entryToWriteAhead(write.origin) == nil), "the journal's answer and the ledger disagree")
             return finishPerform(write, journaled: succeeded) + drain()
         case .verdicts(let plan, let needed):
             let refused: Set<StreamOrigin> = succeeded ? [] : Set(needed)
-            assert(refused == Set(needed.filter(journalNeedsWrite)), "the journal's answer and the ledger disagree")
+            assert(refused == Set(needed.filter { entryToWriteAhead($0) != nil }), "the journal's answer and the ledger disagree")
             return finishVerdicts(plan, refused: refused) + drain()
         case .endOfTurn: return drain()
         case .clear:

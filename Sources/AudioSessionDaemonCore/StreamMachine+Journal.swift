@@ -4,11 +4,6 @@ import PulseBackend
 // MARK: The journal's entries
 
 extension StreamMachine {
-    /// Whether the stream's entry has to go to disk ahead of a write and is not there as it must be.
-    package func journalNeedsWrite(_ origin: StreamOrigin) -> Bool {
-        entryToWriteAhead(origin) != nil
-    }
-
     /// The stream's entry as it has to go to disk ahead of a write, when the disk does not hold it so; nil when
     /// there is no journal or nothing to write. The caller keeps it for `journalAhead(knowing:)`: an entry is
     /// made from the ledger, the stream's properties and the disk's entry, and making it three times for one

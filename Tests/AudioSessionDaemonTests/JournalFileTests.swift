@@ -184,7 +184,7 @@ import Testing
                 restoreKey: optionalsPresent ? "sink-input-by-application-name:" + text : nil,
                 restoreDevice: optionalsPresent ? text : nil
             )
-            let written = JournalEntryJSON.encode(entry)
+            let written = Data(JournalEntryJSON.encode(entry))
             let expected = try StateFiles.encodeJSON(entry, for: path).dropLast()
             #expect(
                 written == expected,

@@ -1,9 +1,4 @@
 import AudioSessionDaemonCore
-import FoundationEssentials
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// One journal entry's JSON, byte for byte what `JSONEncoder` with `.sortedKeys` writes of it (`JournalFileTests`
 /// holds the two together, strings that need escaping included). Written out here because an entry is encoded on
@@ -11,12 +6,7 @@ import FoundationEssentials
 /// 70 µs for one entry (it runs cold there, once per event); this takes a few. Every other state file, and the
 /// decoding, stay with `JSONEncoder` and `JSONDecoder`.
 enum JournalEntryJSON {
-    static func encode(_ entry: JournalStreamEntry) -> Data {
-        Data(bytes(entry))
-    }
-
-    /// The same JSON as bytes, for a journal made of them.
-    static func bytes(_ entry: JournalStreamEntry) -> [UInt8] {
+    static func encode(_ entry: JournalStreamEntry) -> [UInt8] {
         JSONText.object { json in
             json.member("application", entry.application)
             json.member("index", entry.index)

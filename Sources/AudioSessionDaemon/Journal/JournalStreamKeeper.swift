@@ -120,7 +120,7 @@ struct JournalStreamKeeper: Sendable {
             if let known = encodedEntries[origin], known.entry == entry {
                 json = known.json
             } else {
-                json = JournalEntryJSON.bytes(entry)
+                json = JournalEntryJSON.encode(entry)
             }
             encoded[origin] = (entry, json)
             data.append(contentsOf: json)
