@@ -38,6 +38,12 @@ final class ContextCore: @unchecked Sendable {
     var prefetchesNewStreams = false
     /// Whether a stream's or device's change is asked about too, as it is read (`prefetchingChanges`).
     var prefetchesChanges = false
+    /// Whether the server answered a read of module-stream-restore's entries with "no such extension" and has
+    /// loaded no module since: a new playback stream's info is then asked for alone (`PrefetchBox.ask`), as
+    /// the read would fail again, a request and an answer more for every new stream on such a server.
+    var streamRestoreMissing = false
+    /// How many such reads were sent with a new stream's query (the tests count them).
+    var restoreReadsSent: UInt64 = 0
     /// Events read and not yet handed over, oldest first: while a new stream's info is on its way, the events
     /// after it wait behind it, so that every subscriber sees them in the order they were read.
     var waitingEvents: [WaitingEvent] = []
@@ -143,6 +149,8 @@ final class ContextCore: @unchecked Sendable {
         if case .changed(let facility, .remove, let index) = event, let stream = WrittenStream(facility, index) {
             core.lastWrite[stream] = nil
         }
+        // The module loaded may be module-stream-restore: the next new stream asks again.
+        if case .changed(.module, .new, _) = event { core.streamRestoreMissing = false }
         core.read(event)
     }
 

@@ -30,7 +30,8 @@ public struct PulsePrefetch: Sendable {
     public let info: Info
     /// A playback stream's saved entry in module-stream-restore (its `module-stream-restore.id`), read right after
     /// its info: nil when it has none. Only when `restoreEntryRead`: not when the stream has no restore key, or
-    /// the read failed (no module-stream-restore on the server).
+    /// the read failed or was not sent (no module-stream-restore on the server: once a read has said so, the
+    /// connection reads no more until a module is loaded).
     public let restoreEntry: PulseStreamRestoreEntry?
     public let restoreEntryRead: Bool
     /// `ContextCore.requestsIssued` when it was asked for; nil when one of them was still unanswered then.
@@ -115,7 +116,8 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
     private var infoAnswered = false
     /// The restore read sent with the info's query, while its answer is still coming.
     private var restoreReadPending = false
-    /// The read's outcome: its entries (by key), or nil when it failed (no module-stream-restore).
+    /// The read's outcome: its entries (by key), or nil when it failed or was not sent (no module-stream-restore:
+    /// `ContextCore.streamRestoreMissing`).
     private var restoreEntries: [String: PulseStreamRestoreEntry]? = [:]
     /// Set once answered: the info, or nil when the query failed.
     private(set) var isAnswered = false
@@ -140,11 +142,14 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
         case .sinkInput where change == .new || changes:
             box = PrefetchBox(name: "pa_context_get_sink_input_info", core: core, stream: .sinkInput(index))
             operation = pa_context_get_sink_input_info(context, index, sinkInputAnswered, box.userdata)
-            if change == .new, operation != nil,
+            if change == .new, operation != nil, !core.streamRestoreMissing,
                 let read = pa_ext_stream_restore_read(context, restoreEntryAnswered, box.userdata)
             {
                 pa_operation_unref(read)
                 box.restoreReadPending = true
+                core.restoreReadsSent += 1
+            } else {
+                box.restoreEntries = nil
             }
         case .sourceOutput where change == .new || changes:
             box = PrefetchBox(name: "pa_context_get_source_output_info", core: core, stream: .sourceOutput(index))
@@ -222,14 +227,17 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
     /// module-stream-restore's entries, one per callback, then the end; an error (no such module) leaves the
     /// entry unread. Kept by key: the info, answered first, names the one wanted, but the answers' order is the
     /// server's to keep.
-    private static let restoreEntryAnswered: pa_ext_stream_restore_read_cb_t = { _, info, eol, userdata in
+    private static let restoreEntryAnswered: pa_ext_stream_restore_read_cb_t = { context, info, eol, userdata in
         let box = from(userdata)
         if let info {
             let entry = PulseStreamRestoreEntry(info.pointee)
             if box.wants(entry.key) { box.restoreEntries?[entry.key] = entry }
         }
         if eol != 0 {
-            if eol < 0 { box.restoreEntries = nil }
+            if eol < 0 {
+                box.restoreEntries = nil
+                if pa_context_errno(context) == Int32(PA_ERR_NOEXTENSION.rawValue) { box.core.streamRestoreMissing = true }
+            }
             box.restoreReadPending = false
             box.finishWhenAnswered()
         }
