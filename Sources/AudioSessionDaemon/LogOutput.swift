@@ -8,7 +8,7 @@ import Locking
 
 /// Where the daemon's log lines go. Under systemd (`JOURNAL_STREAM` set) each line is `<N>message` on standard
 /// error, N the syslog priority, which journald reads as the line's level and stamps with its own time; elsewhere,
-/// swift-log's usual lines with a timestamp.
+/// swift-log's usual lines with a timestamp (`TimestampedLineHandler`).
 public enum LogOutput {
     /// The level every logger of the process logs at; a reload of the configuration changes it.
     public static let level = SharedLogLevel()
@@ -20,7 +20,7 @@ public enum LogOutput {
             LoggingSystem.bootstrap { label in SharedLevelHandler(JournalLineHandler(label: label), level: level) }
         } else {
             LoggingSystem.bootstrap { label in
-                SharedLevelHandler(StreamLogHandler.standardError(label: label), level: level)
+                SharedLevelHandler(TimestampedLineHandler(label: label), level: level)
             }
         }
     }
@@ -100,4 +100,80 @@ public struct JournalLineHandler: LogHandler {
         case .critical: 2
         }
     }
+}
+
+/// swift-log's `StreamLogHandler` lines, `TIME LEVEL LABEL: key=value... [SOURCE] message`, each written to
+/// standard error with one `write`. A call over an unaware stream logs half a dozen lines: the stream handler
+/// made each one's time with `localtime`, which looks at /etc/localtime again every time (`TZ` unset), and
+/// wrote through stdio's lock and flush. Here the time is made once a second, with `localtime_r`, which reads
+/// the time zone once (a change of the system's zone shows from the next start).
+public struct TimestampedLineHandler: LogHandler {
+    public var logLevel: Logger.Level = .info
+    public var metadata: Logger.Metadata = [:]
+    let label: String
+
+    public init(label: String) { self.label = label }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        writeToStandardError(Self.line(for: event, label: label, metadata: metadata, time: Self.now()))
+    }
+
+    /// The line for one message, its newline included; public for tests.
+    public static func line(
+        for event: LogEvent,
+        label: String,
+        metadata base: Logger.Metadata = [:],
+        time: String
+    ) -> String {
+        var all = base
+        if let extra = event.metadata { all.merge(extra) { $1 } }
+        if let error = event.error {
+            all["error.message"] = "\(error)"
+            all["error.type"] = "\(String(reflecting: type(of: error)))"
+        }
+        // Appended piece by piece: an interpolated level (an enum) is described through reflection.
+        let message = event.message.description
+        var line = time
+        line.reserveCapacity(time.utf8.count + label.utf8.count + event.source.utf8.count + message.utf8.count + 24)
+        line += " "
+        line += event.level.rawValue
+        line += " "
+        line += label
+        line += ":"
+        for (key, value) in all.sorted(by: { $0.key < $1.key }) {
+            line += " "
+            line += key
+            line += "="
+            line += value.description
+        }
+        line += " ["
+        line += event.source
+        line += "] "
+        line += message
+        line += "\n"
+        return line
+    }
+
+    /// The local time to the second, `2026-11-29T11:07:41+0000`, made again only when the second has changed.
+    private static func now() -> String {
+        var seconds = time(nil)
+        return lastTime.withLock { last in
+            if last.seconds == seconds { return last.text }
+            var parts = tm()
+            localtime_r(&seconds, &parts)
+            let text = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+                let count = strftime(buffer.baseAddress!, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &parts)
+                return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count), as: UTF8.self)
+            }
+            last = (seconds, text)
+            return text
+        }
+    }
+
+    private static let lastTime = Locked<(seconds: time_t, text: String)>((-1, ""))
 }
