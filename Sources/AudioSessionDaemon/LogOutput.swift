@@ -8,7 +8,7 @@ import Locking
 
 /// Where the daemon's log lines go. Under systemd (`JOURNAL_STREAM` set) each line is `<N>message` on standard
 /// error, N the syslog priority, which journald reads as the line's level and stamps with its own time; elsewhere,
-/// swift-log's usual lines with a timestamp (`TimestampedLineHandler`).
+/// swift-log's usual lines with a timestamp (`TimestampedLine`).
 public enum LogOutput {
     /// The level every logger of the process logs at; a reload of the configuration changes it.
     public static let level = SharedLogLevel()
@@ -17,11 +17,9 @@ public enum LogOutput {
     /// copies each service holds.
     public static func bootstrap(environment: [String: String] = ProcessInfo.processInfo.environment) {
         if environment["JOURNAL_STREAM"] != nil {
-            LoggingSystem.bootstrap { label in SharedLevelHandler(JournalLineHandler(label: label), level: level) }
+            LoggingSystem.bootstrap { label in SharedLevelHandler(LineHandler(label, .journal), level: level) }
         } else {
-            LoggingSystem.bootstrap { label in
-                SharedLevelHandler(TimestampedLineHandler(label: label), level: level)
-            }
+            LoggingSystem.bootstrap { label in SharedLevelHandler(LineHandler(label, .timestamped), level: level) }
         }
     }
 }
@@ -64,23 +62,41 @@ struct SharedLevelHandler: LogHandler {
     func log(event: LogEvent) { wrapped.log(event: event) }
 }
 
-/// One line per message, `<priority>message key=value...`, for journald.
-public struct JournalLineHandler: LogHandler {
-    public var logLevel: Logger.Level = .info
-    public var metadata: Logger.Metadata = [:]
+/// One line per message on standard error, written with one `write`, in one of the two formats.
+struct LineHandler: LogHandler {
+    enum Format {
+        case journal, timestamped
+    }
+
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
     let label: String
+    let format: Format
 
-    public init(label: String) { self.label = label }
+    init(_ label: String, _ format: Format) {
+        self.label = label
+        self.format = format
+    }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
-        writeToStandardError(Self.line(for: event, metadata: metadata) + "\n")
+    func log(event: LogEvent) {
+        switch format {
+        case .journal:
+            writeToStandardError(JournalLine.line(for: event, metadata: metadata) + "\n")
+        case .timestamped:
+            writeToStandardError(
+                TimestampedLine.line(for: event, label: label, metadata: metadata, time: TimestampedLine.now())
+            )
+        }
     }
+}
 
+/// `<priority>message key=value...`, for journald.
+public enum JournalLine {
     /// The line for one message; public for tests.
     public static func line(for event: LogEvent, metadata base: Logger.Metadata = [:]) -> String {
         var all = base
@@ -102,27 +118,12 @@ public struct JournalLineHandler: LogHandler {
     }
 }
 
-/// swift-log's `StreamLogHandler` lines, `TIME LEVEL LABEL: key=value... [SOURCE] message`, each written to
-/// standard error with one `write`. A call over an unaware stream logs half a dozen lines: the stream handler
-/// made each one's time with `localtime`, which looks at /etc/localtime again every time (`TZ` unset), and
-/// wrote through stdio's lock and flush. Here the time is made once a second, with `localtime_r`, which reads
-/// the time zone once (a change of the system's zone shows from the next start).
-public struct TimestampedLineHandler: LogHandler {
-    public var logLevel: Logger.Level = .info
-    public var metadata: Logger.Metadata = [:]
-    let label: String
-
-    public init(label: String) { self.label = label }
-
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    public func log(event: LogEvent) {
-        writeToStandardError(Self.line(for: event, label: label, metadata: metadata, time: Self.now()))
-    }
-
+/// swift-log's `StreamLogHandler` lines, `TIME LEVEL LABEL: key=value... [SOURCE] message`. A call over an unaware
+/// stream logs half a dozen lines: the stream handler made each one's time with `localtime`, which looks at
+/// /etc/localtime again every time (`TZ` unset), and wrote through stdio's lock and flush. Here the time is made
+/// once a second, with `localtime_r`, which reads the time zone once (a change of the system's zone shows from
+/// the next start), and each line is written with one `write`.
+public enum TimestampedLine {
     /// The line for one message, its newline included; public for tests.
     public static func line(
         for event: LogEvent,
@@ -160,7 +161,7 @@ public struct TimestampedLineHandler: LogHandler {
     }
 
     /// The local time to the second, `2026-11-29T11:07:41+0000`, made again only when the second has changed.
-    private static func now() -> String {
+    static func now() -> String {
         var seconds = time(nil)
         return lastTime.withLock { last in
             if last.seconds == seconds { return last.text }

@@ -317,7 +317,7 @@ import Testing
             function: "",
             line: 0
         )
-        #expect(JournalLineHandler.line(for: event) == "<4>sound server unavailable retry=1")
+        #expect(JournalLine.line(for: event) == "<4>sound server unavailable retry=1")
     }
 
     /// Elsewhere a line is swift-log's `StreamLogHandler`'s: time, level, label, the metadata sorted, the source.
@@ -333,13 +333,13 @@ import Testing
         )
         let time = "2026-11-29T11:07:41+0000"
         #expect(
-            TimestampedLineHandler.line(for: event, label: "audiosessiond", metadata: ["run": "2"], time: time)
+            TimestampedLine.line(for: event, label: "audiosessiond", metadata: ["run": "2"], time: time)
                 == "\(time) warning audiosessiond: at=start retry=1 run=2 [AudioSessionDaemon] sound server unavailable\n"
         )
         let plain = LogEvent(
             level: .info, message: "ready", metadata: nil, source: "AudioSessionDaemon", file: "", function: "", line: 0)
         #expect(
-            TimestampedLineHandler.line(for: plain, label: "audiosessiond", time: time)
+            TimestampedLine.line(for: plain, label: "audiosessiond", time: time)
                 == "\(time) info audiosessiond: [AudioSessionDaemon] ready\n"
         )
     }

@@ -156,14 +156,8 @@ struct PulsePrefetchTests {
         try await withPrivatePulseServer(streamRestore: true) { server in
             let connection = try await connected(to: server)
             defer { connection.close() }
-            let key = "sink-input-by-media-role:music"
-            let saved = PulseStreamRestoreEntry(
-                key: key,
-                volume: PulseVolume(uniform: PulseVolume.norm / 2, channels: 2),
-                muted: false,
-                device: nil
-            )
-            try await connection.writeStreamRestoreEntry(saved)
+            let saved = try await saveMusicEntry(on: connection, at: 2)
+            let key = saved.key
             let prefetched = Locked<[PulsePrefetch]>([])
             connection.listen(prefetchingNewStreams: true) { _, prefetch in
                 if let prefetch { prefetched.withLock { $0.append(prefetch) } }
@@ -216,12 +210,7 @@ struct PulsePrefetchTests {
         try await withPrivatePulseServer { server in
             let connection = try await connected(to: server)
             defer { connection.close() }
-            let prefetched = Locked<[UInt32: PulsePrefetch]>([:])
-            connection.listen(prefetchingNewStreams: true) { event, prefetch in
-                if case .changed(.sinkInput, .new, let index) = event, let prefetch {
-                    prefetched.withLock { $0[index] = prefetch }
-                }
-            }
+            let prefetched = newStreamsPrefetched(on: connection)
             let other = try await PulsePlaybackStream.open(server: server.server, name: "other", properties: [:])
             defer { other.close() }
             let music = try await PulsePlaybackStream.open(server: server.server, name: "music", properties: [:])

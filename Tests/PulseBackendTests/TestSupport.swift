@@ -77,3 +77,27 @@ func connected(
     try await connection.connect()
     return connection
 }
+
+/// The info that came with each new playback stream's event on `connection` (which then asks for it), by stream.
+func newStreamsPrefetched(on connection: PulseConnection) -> Locked<[UInt32: PulsePrefetch]> {
+    let prefetched = Locked<[UInt32: PulsePrefetch]>([:])
+    connection.listen(prefetchingNewStreams: true) { event, prefetch in
+        if case .changed(.sinkInput, .new, let index) = event, let prefetch {
+            prefetched.withLock { $0[index] = prefetch }
+        }
+    }
+    return prefetched
+}
+
+/// Saves, through `connection`, an entry for music streams (`media.role` music) at `fraction` of the norm volume,
+/// unmuted, on no particular device; returns it.
+func saveMusicEntry(on connection: PulseConnection, at fraction: UInt32) async throws -> PulseStreamRestoreEntry {
+    let saved = PulseStreamRestoreEntry(
+        key: "sink-input-by-media-role:music",
+        volume: PulseVolume(uniform: PulseVolume.norm / fraction, channels: 2),
+        muted: false,
+        device: nil
+    )
+    try await connection.writeStreamRestoreEntry(saved)
+    return saved
+}
