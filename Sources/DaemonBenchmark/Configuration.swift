@@ -18,7 +18,8 @@ enum Contender: Int, CaseIterable {
 /// binary), `--daemon-arg ARG` (repeatable: an argument added to the daemon's, e.g. `--log-level=warning`),
 /// `--json FILE` (the figures of issue 12's table as one JSON object, see Figures.swift), `--only PARTS` (a
 /// comma-separated list of `Part`s, to look at one figure while changing the daemon; the rest is "not measured"),
-/// `--stream-restore` (module-stream-restore on the three servers, as a desktop PulseAudio loads it).
+/// `--stream-restore` (module-stream-restore on the three servers, as a desktop PulseAudio loads it),
+/// `--default-sink NAME` (the servers' default sink: `headphones`, where the daemon routes, or `speaker`).
 struct Options {
     /// The benchmark's parts, in the order they run.
     enum Part: String, CaseIterable {
@@ -28,6 +29,10 @@ struct Options {
     var quick = false
     var parts = Set(Part.allCases)
     var streamRestore = false
+    /// Where a new stream starts on the three servers. The headphones by default: the daemon's policy routes
+    /// there while they are connected, as a desktop's server (module-switch-on-connect) or a phone's (one sink,
+    /// its headphone port) starts a stream; with `speaker`, the daemon moves each new stream (docs/BENCHMARKS.md).
+    var defaultSink = "headphones"
     var daemon: String?
     var daemonArguments: [String] = []
     var json: String?
@@ -38,13 +43,14 @@ struct Options {
             switch argument {
             case "--quick": quick = true
             case "--stream-restore": streamRestore = true
+            case "--default-sink" where ["headphones", "speaker"].contains(rest.first): defaultSink = rest.popFirst()!
             case "--daemon": daemon = rest.popFirst()
             case "--daemon-arg": rest.popFirst().map { daemonArguments.append($0) }
             case "--json" where rest.first != nil: json = rest.popFirst()
             case "--only" where rest.first.map(Self.parts) != nil: parts = Self.parts(rest.popFirst()!)!
             default:
                 print("usage: DaemonBenchmark [--quick] [--daemon PATH] [--daemon-arg ARG]... [--json FILE] [--only PARTS]")
-                print("       [--stream-restore]")
+                print("       [--stream-restore] [--default-sink headphones|speaker]")
                 print("       PARTS: a comma-separated list of " + Part.allCases.map(\.rawValue).joined(separator: ", "))
                 print("       DaemonBenchmark --check-json FILE")
                 exit(2)

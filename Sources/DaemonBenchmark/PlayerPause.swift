@@ -20,7 +20,7 @@ func measurePlayerPause(_ daemonPath: String, trials: Int, into results: inout R
         bus.stop()
         Cleanup.done(busToken)
     }
-    let rig = try await Rig.start("player")
+    let rig = try await Rig.start("player", defaultSink: options.defaultSink)
     var completed = false
     defer { rig.shutDown(keepingLogs: !completed) }
     try await rig.startDaemon(daemonPath, environment: bus.environment)

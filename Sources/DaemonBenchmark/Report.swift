@@ -10,6 +10,8 @@ func mb(_ bytes: Int?) -> String { bytes.map { String(format: "%.1f MB", megabyt
 
 func report(_ results: Results) {
     print("audiosessiond daemon benchmark: private PulseAudio 16 servers, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+    let restore = options.streamRestore ? ", module-stream-restore loaded" : ""
+    print("servers: new streams start on `\(options.defaultSink)` (their default sink)\(restore)")
     let built = (try? FileManager.default.attributesOfItem(atPath: daemonPath)[.modificationDate] as? Date).map { "\($0)" } ?? "?"
     print("daemon: \(daemonPath) (built \(built))\(daemonArguments.isEmpty ? "" : ", with " + daemonArguments.joined(separator: " "))")
     print("Times in ms as an independent observer client sees them; p50 / p99 by nearest rank (p99 of < 100 trials")

@@ -22,10 +22,12 @@ final class Rig: @unchecked Sendable {
     /// The module-role-cork configuration compared with: a phone stream mutes (and asks to cork) music.
     static let roleCork = "module-role-cork trigger_roles=phone cork_roles=music"
 
-    static func start(_ name: String, extraModules: [String] = []) async throws -> Rig {
+    /// A server with the test servers' devices (`speaker`, `headphones`, `builtInMic`), `defaultSink` its default.
+    static func start(_ name: String, extraModules: [String] = [], defaultSink: String) async throws -> Rig {
         let server = try await PrivateSoundServer.start(.pulseaudio, extraModules: extraModules)
         let token = Cleanup.register { server.stop() }
         do {
+            _ = try server.pactl(["set-default-sink", defaultSink])
             return try await Rig(name: name, server: server, token: token)
         } catch {
             server.stop()

@@ -5,6 +5,7 @@ import Foundation
 // in the same run and their trials alternate. See docs/BENCHMARKS.md.
 //   swift build -c release && swift run -c release DaemonBenchmark [--quick] [--daemon PATH] [--daemon-arg ARG]...
 //       [--json FILE] [--only unaware,activate,overlap,memory,players] [--stream-restore]
+//       [--default-sink headphones|speaker]
 //   DaemonBenchmark --check-json FILE   (every figure's key is there, a number or named in "missing")
 
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--reactor" {
@@ -45,11 +46,12 @@ func run() async throws -> Results {
     // A desktop PulseAudio saves each stream's values (module-stream-restore); the daemon then reads a new stream's
     // saved entry before it decides. Loaded on the three servers alike, or on none.
     let restore = options.streamRestore ? ["module-stream-restore"] : []
-    let daemonRig = try await Rig.start("daemon", extraModules: restore)
+    let sink = options.defaultSink
+    let daemonRig = try await Rig.start("daemon", extraModules: restore, defaultSink: sink)
     defer { daemonRig.shutDown(keepingLogs: !completed) }
-    let moduleRig = try await Rig.start("module", extraModules: restore + [Rig.roleCork])
+    let moduleRig = try await Rig.start("module", extraModules: restore + [Rig.roleCork], defaultSink: sink)
     defer { moduleRig.shutDown(keepingLogs: !completed) }
-    let floorRig = try await Rig.start("floor", extraModules: restore)
+    let floorRig = try await Rig.start("floor", extraModules: restore, defaultSink: sink)
     defer { floorRig.shutDown(keepingLogs: !completed) }
     try await daemonRig.startDaemon(daemonPath, arguments: daemonArguments)
     try await floorRig.startReactor(benchmarkPath)
