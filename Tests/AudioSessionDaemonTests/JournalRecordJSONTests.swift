@@ -59,6 +59,18 @@ import Testing
         try Self.expectEncoderOutput(JournalRecord(kind: .event, time: 1_795_815_005))
     }
 
+    /// Integers are written digit by digit (`JSONText.integer`): zero, one digit and the next, the ends of `Int`.
+    @Test func integersAtTheirEndsAreWrittenAsTheEncoderWritesThem() throws {
+        var record = JournalRecord(kind: .event, time: 1)
+        var event = JournalEvent(type: "timerFired")
+        event.session = Int.max
+        event.stream = Int.min
+        event.timer = 0
+        record.event = event
+        record.timersCancelled = [Int.min, -1, 0, 9, 10, 99, 100, 1_000_000, Int.max]
+        try Self.expectEncoderOutput(record)
+    }
+
     @Test func theRareRecordsAreLeftToTheEncoder() {
         let engine = PolicyEngine()
         let recorder = JournalEventRecorder()

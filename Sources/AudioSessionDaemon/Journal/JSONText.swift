@@ -40,7 +40,7 @@ struct JSONText {
     mutating func member(_ name: StaticString, _ value: (some FixedWidthInteger)?) {
         guard let value else { return }
         key(name)
-        bytes.append(contentsOf: String(value).utf8)
+        integer(value)
     }
 
     mutating func member(_ name: StaticString, _ value: Double?) {
@@ -60,7 +60,7 @@ struct JSONText {
     }
 
     mutating func member(_ name: StaticString, _ values: [some FixedWidthInteger]?) {
-        list(name, values) { text, value in text.bytes.append(contentsOf: String(value).utf8) }
+        list(name, values) { text, value in text.integer(value) }
     }
 
     /// A map of strings, its keys sorted as `.sortedKeys` sorts them.
@@ -193,6 +193,24 @@ struct JSONText {
 
     /// A finite number as the encoder writes it: Swift's shortest form that reads back the same, without a
     /// trailing `.0`.
+    /// An integer's decimal digits, written straight into the bytes: `String(value)` made a string (an allocation)
+    /// for each, and an entry's volumes are two of them a channel, a hundred entries on the path of a call that
+    /// silences a hundred streams.
+    private mutating func integer(_ value: some FixedWidthInteger) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        // The magnitude of the most negative value of any width up to 64 bits fits.
+        var rest = UInt64(truncatingIfNeeded: value.magnitude)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            } while rest != 0
+            bytes.append(contentsOf: UnsafeMutableBufferPointer(rebasing: digits[start...]))
+        }
+    }
+
     private mutating func number(_ value: Double) {
         var text = value.description
         if text.hasSuffix(".0") { text.removeLast(2) }
