@@ -1,5 +1,6 @@
 import AudioSessionTestSupport
 import Foundation
+import Locking
 import PulseBackend
 import Testing
 
@@ -80,6 +81,40 @@ import Testing
 
             #expect(sieve.sift(.changed(.client, .remove, index: index), info: nil) == .keep)
             #expect(sieve.clientLines[index] == nil)
+        }
+    }
+
+    /// A process's line is read once while a client of it is connected: a second client of the same process
+    /// takes it from the first; once none is left, the next one reads it again.
+    @Test func aProcessWithAClientConnectedHasItsLineReadOnce() async throws {
+        try await Self.withInfos { infos in
+            let reads = Locked<[Int32]>([])
+            var sieve = EventSieve { processID in
+                reads.withLock { $0.append(processID) }
+                return [processID, 1_000 + processID]
+            }
+            func named(_ index: UInt32, _ processID: Int32) -> PulsePrefetch.Info {
+                var client = infos.ownClient
+                client.index = index
+                client.properties["application.process.id"] = "\(processID)"
+                return .client(client)
+            }
+            #expect(sieve.sift(.changed(.client, .change, index: 1), info: named(1, 40)) == .keep)
+            #expect(sieve.sift(.changed(.client, .change, index: 2), info: named(2, 40)) == .keep)
+            #expect(sieve.sift(.changed(.client, .change, index: 3), info: named(3, 50)) == .keep)
+            #expect(reads.withLock { $0 } == [40, 50])
+            #expect(sieve.clientLines[2]?.line == [40, 1_040])
+            #expect(sieve.clientLines[3]?.line == [50, 1_050])
+            // The first client goes: the second still has the line for a third.
+            #expect(sieve.sift(.changed(.client, .remove, index: 1), info: nil) == .keep)
+            #expect(sieve.sift(.changed(.client, .change, index: 4), info: named(4, 40)) == .keep)
+            #expect(reads.withLock { $0 } == [40, 50])
+            #expect(sieve.clientLines[4]?.line == [40, 1_040])
+            // None of the process is left: its next client's line is read (its ID may be another process's now).
+            #expect(sieve.sift(.changed(.client, .remove, index: 2), info: nil) == .keep)
+            #expect(sieve.sift(.changed(.client, .remove, index: 4), info: nil) == .keep)
+            #expect(sieve.sift(.changed(.client, .change, index: 5), info: named(5, 40)) == .keep)
+            #expect(reads.withLock { $0 } == [40, 50, 40])
         }
     }
 
