@@ -1,3 +1,4 @@
+import AudioSessionProtocol
 import AudioSessionTestSupport
 import Foundation
 import PulseBackend
@@ -75,6 +76,16 @@ final class LiveDaemon: @unchecked Sendable {
         let logs = (try? FileManager.default.contentsOfDirectory(atPath: server.directory)) ?? []
         guard let log = logs.first(where: { $0.hasSuffix("-audiosessiond.log") }) else { return "" }
         return (try? String(contentsOfFile: server.directory + "/" + log, encoding: .utf8)) ?? ""
+    }
+
+    /// Returns once the daemon has taken the server's inventory (its status lists the headphones): it listens on its
+    /// socket before, so a session active meanwhile gets the route change of the devices being reported.
+    func untilTheServersDevicesAreKnown() async throws {
+        let socket = socket
+        try await eventually("the daemon has the server's devices") {
+            let status = try? ControlConnection(path: socket, readTimeout: .seconds(60)).result(Request(.status)).status
+            return status?.outputs.contains(.headphones) == true
+        }
     }
 
     func client() throws -> ControlConnection { try ControlConnection(path: socket, readTimeout: .seconds(60)) }

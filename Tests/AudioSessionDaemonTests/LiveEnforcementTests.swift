@@ -290,6 +290,7 @@ import Testing
     @Test func aKilledSoundServerIsReportedAndThePolicyIsAppliedAgainWhenItIsBack() async throws {
         let live = try await LiveDaemon(.pulseaudio)
         defer { live.stop() }
+        try await live.untilTheServersDevicesAreKnown()
         let app = try live.client()
         _ = try app.result(Request(.subscribe))
         try await live.server.kill()
@@ -340,6 +341,9 @@ import Testing
     @Test func aClientThatDiesHoldingAnActiveSessionEndsTheInterruptionItCaused() async throws {
         let live = try await LiveDaemon(.pulseaudio)
         defer { live.stop() }
+        // Had the music been active when the headphones were reported, its first event would be their route change,
+        // not the dying app's interruption.
+        try await live.untilTheServersDevicesAreKnown()
         let music = try live.client()
         _ = try music.result(Request(.subscribe))
         let playback = Request(.setCategory(.playback))
