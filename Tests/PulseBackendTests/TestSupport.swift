@@ -89,12 +89,12 @@ func newStreamsPrefetched(on connection: PulseConnection) -> Locked<[UInt32: Pul
     return prefetched
 }
 
-/// Saves, through `connection`, an entry for music streams (`media.role` music) at `fraction` of the norm volume,
-/// unmuted, on no particular device; returns it.
-func saveMusicEntry(on connection: PulseConnection, at fraction: UInt32) async throws -> PulseStreamRestoreEntry {
+/// Saves, through `connection`, an entry for music streams (`media.role` music) at the norm volume divided by
+/// `divisor` (2: half), unmuted, on no particular device; returns it.
+func saveMusicEntry(on connection: PulseConnection, at divisor: UInt32) async throws -> PulseStreamRestoreEntry {
     let saved = PulseStreamRestoreEntry(
         key: "sink-input-by-media-role:music",
-        volume: PulseVolume(uniform: PulseVolume.norm / fraction, channels: 2),
+        volume: PulseVolume(uniform: PulseVolume.norm / divisor, channels: 2),
         muted: false,
         device: nil
     )

@@ -191,8 +191,6 @@ struct JSONText {
         bytes.append(contentsOf: [UInt8(ascii: "\\"), letter])
     }
 
-    /// A finite number as the encoder writes it: Swift's shortest form that reads back the same, without a
-    /// trailing `.0`.
     /// An integer's decimal digits, written straight into the bytes: `String(value)` made a string (an allocation)
     /// for each, and an entry's volumes are two of them a channel, a hundred entries on the path of a call that
     /// silences a hundred streams.
@@ -211,6 +209,8 @@ struct JSONText {
         }
     }
 
+    /// A finite number as the encoder writes it: Swift's shortest form that reads back the same, without a
+    /// trailing `.0`.
     private mutating func number(_ value: Double) {
         var text = value.description
         if text.hasSuffix(".0") { text.removeLast(2) }
