@@ -15,7 +15,8 @@ func report(_ results: Results) {
     let built = (try? FileManager.default.attributesOfItem(atPath: daemonPath)[.modificationDate] as? Date).map { "\($0)" } ?? "?"
     print("daemon: \(daemonPath) (built \(built))\(daemonArguments.isEmpty ? "" : ", with " + daemonArguments.joined(separator: " "))")
     print("Times in ms as an independent observer client sees them; p50 / p99 by nearest rank (p99 of < 100 trials")
-    print("is the slowest). Ratios are daemon / module-role-cork. The floor is a minimal external client (see docs).")
+    print("is the slowest; the trials column says how many). Ratios are daemon / module-role-cork. The floor is a")
+    print("minimal external client (see docs).")
     print("")
     reportUnawareCall(results)
     reportActivate(results)

@@ -7,7 +7,7 @@ func milliseconds(_ duration: Duration) -> Double {
 }
 
 /// A set of timings in milliseconds, summarized by nearest-rank percentiles (with fewer than 100 samples p99 is
-/// the slowest one).
+/// the slowest one; with 200, the 198th).
 struct Timings {
     var values: [Double] = []
     var failures = 0

@@ -30,7 +30,9 @@ guard FileManager.default.isExecutableFile(atPath: daemonPath) else {
 let daemonArguments = options.daemonArguments
 
 let sizes = [1, 10, 100]
-let unawareTrials = quick ? [1: 5, 10: 3, 100: 3] : [1: 60, 10: 40, 100: 40]
+// The unaware call with one music stream has issue 12's p99: 200 trials make it the 198th of 200 by nearest rank,
+// not the slowest trial of the run, which one stall of a shared machine decides alone.
+let unawareTrials = quick ? [1: 5, 10: 3, 100: 3] : [1: 200, 10: 40, 100: 40]
 let activateTrials = quick ? [1: 3, 10: 3, 100: 3] : [1: 50, 10: 40, 100: 40]
 let overlapTrials = quick ? 3 : 15
 let startupRuns = quick ? 3 : 15
