@@ -78,8 +78,9 @@ final class LiveDaemon: @unchecked Sendable {
         return (try? String(contentsOfFile: server.directory + "/" + log, encoding: .utf8)) ?? ""
     }
 
-    /// Returns once the daemon has taken the server's inventory (its status lists the headphones): it listens on its
-    /// socket before, so a session active meanwhile gets the route change of the devices being reported.
+    /// Returns once the daemon's status lists the headphones: once it has taken the server's inventory (it listens
+    /// on its socket before, so a session active meanwhile gets the route change of the devices being reported), or
+    /// once it has the headphones back after they were unplugged.
     func untilTheServersDevicesAreKnown() async throws {
         let socket = socket
         try await eventually("the daemon has the server's devices") {

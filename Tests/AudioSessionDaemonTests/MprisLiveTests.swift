@@ -78,9 +78,7 @@ import Testing
         try rig.live.server.unloadModule(module)
         try await rig.waitForStatus("Paused")
         try rig.live.server.loadNullSink("headphones")
-        try await eventually("the daemon has the headphones back") {
-            try rig.live.client().result(Request(.status)).status?.outputs.contains(.headphones) == true
-        }
+        try await rig.live.untilTheServersDevicesAreKnown()
         #expect(try await rig.playerctl(["status"]) == "Paused", "plugging back does not play it (P4)")
         #expect(try await rig.live.current(music.index)?.corked == true)
     }
