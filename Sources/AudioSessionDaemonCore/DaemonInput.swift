@@ -127,6 +127,15 @@ package enum StreamOrigin: Hashable, Sendable, CustomStringConvertible {
         case .client(let client, let number): "\(client) stream \(number)"
         }
     }
+
+    package func _rawHashValue(seed: Int) -> Int {
+        switch self {
+        case .sinkInput(let index): NumberedKeyHash.of(UInt64(index), seed: seed)
+        case .sourceOutput(let index): NumberedKeyHash.of(1 << 32 | UInt64(index), seed: seed)
+        case .client(let client, let number):
+            NumberedKeyHash.of(2 << 32 | UInt64(truncatingIfNeeded: client.rawValue) << 40 ^ UInt64(truncatingIfNeeded: number), seed: seed)
+        }
+    }
 }
 
 /// What the daemon must do after an input: send, enforce, keep time, log. `PolicyService` carries them out.
