@@ -161,10 +161,9 @@ extension DaemonCore {
     /// An unaware app's session that is inactive and has no stream left is forgotten, so that apps that come
     /// and go do not pile up. Unaware sessions are few (one per app and role that played lately).
     package mutating func removeIdleUnawareSessions() {
-        for (key, session) in unawareSessions.sorted(by: { $0.value < $1.value }) {
-            guard engine.snapshot(of: session)?.state == .inactive, engine.streamIDs(of: session).isEmpty else {
-                continue
-            }
+        // Looked at after every stream's end: the engine's own check, not a snapshot of each session.
+        let idle = unawareSessions.filter { engine.isIdle($0.value) }
+        for (key, session) in idle.sorted(by: { $0.value < $1.value }) {
             run(.sessionRemoved(session))
             unawareSessions[key] = nil
             sessionNames[session] = nil

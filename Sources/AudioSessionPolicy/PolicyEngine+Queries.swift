@@ -8,6 +8,13 @@ extension PolicyEngine {
     /// Whether the engine knows this session.
     public func hasSession(_ id: SessionID) -> Bool { sessions[id] != nil }
 
+    /// Whether a session is inactive and has no stream: nothing of it is heard or held. False for an unknown
+    /// session.
+    public func isIdle(_ id: SessionID) -> Bool {
+        guard let session = sessions[id] else { return false }
+        return session.state == .inactive && session.streams.isEmpty
+    }
+
     /// The streams of a session, in order.
     public func streamIDs(of id: SessionID) -> [StreamID] { (sessions[id]?.streams ?? []).sorted() }
 

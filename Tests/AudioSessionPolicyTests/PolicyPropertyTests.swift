@@ -53,6 +53,30 @@ import Testing
         #expect(compared >= 10_000)
     }
 
+    /// The daemon forgets an unaware app's session once `isIdle` says so, after every stream's end: it must say
+    /// what the snapshot does (inactive, no stream) after every step, and no for a session the engine does not have.
+    @Test func aSessionIsIdleWhenItsSnapshotIsInactiveWithNoStream() {
+        var idle = 0
+        var busy = 0
+        for seed in 1...UInt64(50) {
+            var disagreement: String?
+            _ = Self.replay(seed: seed, steps: Self.stepsPerRun) { engine, step, _, _, _ in
+                guard disagreement == nil else { return }
+                for id in engine.sessionIDs + [SessionID(Int.max)] {
+                    let snapshot = engine.snapshot(of: id)
+                    let expected = snapshot?.state == .inactive && engine.streamIDs(of: id).isEmpty
+                    if expected { idle += 1 } else { busy += 1 }
+                    if engine.isIdle(id) != expected {
+                        disagreement = "step \(step), session \(id.rawValue): isIdle \(!expected), snapshot \(String(describing: snapshot))"
+                        return
+                    }
+                }
+            }
+            if let disagreement { Issue.record("seed \(seed): \(disagreement)"); return }
+        }
+        #expect(idle >= 1_000 && busy >= 1_000)
+    }
+
     @Test func theSameStepsAlwaysGiveTheSameResults() {
         for seed in [7, 42, 1_000_003] as [UInt64] {
             let first = Self.replay(seed: seed, steps: 2_000) { _, _, _, _, _ in }
