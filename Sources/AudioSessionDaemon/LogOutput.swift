@@ -89,7 +89,7 @@ struct LineHandler: LogHandler {
             writeToStandardError(JournalLine.line(for: event, metadata: metadata) + "\n")
         case .timestamped:
             writeToStandardError(
-                TimestampedLine.line(for: event, label: label, metadata: metadata, time: TimestampedLine.now())
+                bytes: TimestampedLine.bytes(for: event, label: label, metadata: metadata, time: TimestampedLine.now())
             )
         }
     }
@@ -131,32 +131,44 @@ public enum TimestampedLine {
         metadata base: Logger.Metadata = [:],
         time: String
     ) -> String {
+        String(decoding: bytes(for: event, label: label, metadata: base, time: time), as: UTF8.self)
+    }
+
+    /// `line(for:label:metadata:time:)` as the bytes written. Made as bytes, not as a `String` appended to piece
+    /// by piece: each of a string's appends cost about 350 instructions, and a line has a dozen pieces.
+    static func bytes(
+        for event: LogEvent,
+        label: String,
+        metadata base: Logger.Metadata = [:],
+        time: String
+    ) -> [UInt8] {
         var all = base
         if let extra = event.metadata { all.merge(extra) { $1 } }
         if let error = event.error {
             all["error.message"] = "\(error)"
             all["error.type"] = "\(String(reflecting: type(of: error)))"
         }
-        // Appended piece by piece: an interpolated level (an enum) is described through reflection.
+        // Piece by piece: an interpolated level (an enum) is described through reflection.
         let message = event.message.description
-        var line = time
+        var line: [UInt8] = []
         line.reserveCapacity(time.utf8.count + label.utf8.count + event.source.utf8.count + message.utf8.count + 24)
-        line += " "
-        line += event.level.rawValue
-        line += " "
-        line += label
-        line += ":"
+        line += time.utf8
+        line.append(UInt8(ascii: " "))
+        line += event.level.rawValue.utf8
+        line.append(UInt8(ascii: " "))
+        line += label.utf8
+        line.append(UInt8(ascii: ":"))
         for (key, value) in all.sorted(by: { $0.key < $1.key }) {
-            line += " "
-            line += key
-            line += "="
-            line += value.description
+            line.append(UInt8(ascii: " "))
+            line += key.utf8
+            line.append(UInt8(ascii: "="))
+            line += value.description.utf8
         }
-        line += " ["
-        line += event.source
-        line += "] "
-        line += message
-        line += "\n"
+        line += " [".utf8
+        line += event.source.utf8
+        line += "] ".utf8
+        line += message.utf8
+        line.append(UInt8(ascii: "\n"))
         return line
     }
 

@@ -27,10 +27,14 @@ extension StringProtocol {
 
 /// Writes `text` to standard error whole, as one `write` where it fits (a log line is not interleaved).
 package func writeToStandardError(_ text: String) {
-    var bytes = Array(text.utf8)
+    writeToStandardError(bytes: Array(text.utf8))
+}
+
+/// `writeToStandardError(_:)` of text already made as bytes.
+package func writeToStandardError(bytes: [UInt8]) {
     var offset = 0
     while offset < bytes.count {
-        let written = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
+        let written = bytes.withUnsafeBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
         if written < 0 && errno == EINTR { continue }
         guard written > 0 else { return }
         offset += written
