@@ -1,3 +1,4 @@
+import AudioSessionDaemonCore
 import FoundationEssentials
 import Logging
 import Locking
@@ -148,26 +149,28 @@ public enum TimestampedLine {
             all["error.message"] = "\(error)"
             all["error.type"] = "\(String(reflecting: type(of: error)))"
         }
-        // Piece by piece: an interpolated level (an enum) is described through reflection.
+        // Piece by piece: an interpolated level (an enum) is described through reflection. The source is read once:
+        // swift-log makes it from the file's name each time it is asked.
         let message = event.message.description
+        let source = event.source
         var line: [UInt8] = []
-        line.reserveCapacity(time.utf8.count + label.utf8.count + event.source.utf8.count + message.utf8.count + 24)
-        line += time.utf8
+        line.reserveCapacity(time.utf8.count + label.utf8.count + source.utf8.count + message.utf8.count + 24)
+        line.append(utf8Of: time)
         line.append(UInt8(ascii: " "))
-        line += event.level.rawValue.utf8
+        line.append(utf8Of: event.level.rawValue)
         line.append(UInt8(ascii: " "))
-        line += label.utf8
+        line.append(utf8Of: label)
         line.append(UInt8(ascii: ":"))
         for (key, value) in all.sorted(by: { $0.key < $1.key }) {
             line.append(UInt8(ascii: " "))
-            line += key.utf8
+            line.append(utf8Of: key)
             line.append(UInt8(ascii: "="))
-            line += value.description.utf8
+            line.append(utf8Of: value.description)
         }
-        line += " [".utf8
-        line += event.source.utf8
-        line += "] ".utf8
-        line += message.utf8
+        line.append(utf8Of: " [")
+        line.append(utf8Of: source)
+        line.append(utf8Of: "] ")
+        line.append(utf8Of: message)
         line.append(UInt8(ascii: "\n"))
         return line
     }

@@ -73,4 +73,18 @@ import Testing
         #expect(line == LogLine(expected))
         #expect(line != "mpv (music): something else")
     }
+
+    /// A line put together later (`LogText`, its pieces' bytes) reads as the same interpolation into a `String`
+    /// would: strings, described values, lists, text beyond ASCII.
+    @Test func aLineMadeLaterReadsAsTheSameInterpolationWould() {
+        let origin = StreamOrigin.sinkInput(7)
+        let subject = "Lecteur (musique) — ♪"
+        let names = ["duckOthers", "mixWithOthers"]
+        let port: Port? = nil
+        let line = LogLine(later: { "\(origin) of \(subject): \(names) on \(port?.rawValue ?? "-") (U1)" })
+        let expected: String = "\(origin) of \(subject): \(names) on \(port?.rawValue ?? "-") (U1)"
+        #expect(line.text == expected)
+        #expect(line.text == #"pulse sink-input 7 of Lecteur (musique) — ♪: ["duckOthers", "mixWithOthers"] on - (U1)"#)
+        #expect(LogLine(later: { "" }).text.isEmpty)
+    }
 }
