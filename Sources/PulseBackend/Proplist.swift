@@ -35,6 +35,8 @@ enum Proplist {
         guard let list else { return [:] }
         if let keys {
             var result: [String: String] = [:]
+            // Room for every key at once: growing from empty hashed the keys found so far again, three times an info.
+            result.reserveCapacity(keys.names.count)
             for (name, cName) in zip(keys.names, keys.cNames) {
                 if let value = cName.withUnsafeBufferPointer({ pa_proplist_gets(list, $0.baseAddress) }) {
                     result[name] = String(cString: value)
