@@ -42,11 +42,6 @@ final class ContextCore: @unchecked Sendable {
     /// loaded no module since: a new playback stream's info is then asked for alone (`PrefetchBox.ask`), as
     /// the read would fail again, a request and an answer more for every new stream on such a server.
     var streamRestoreMissing = false
-    /// Whether the server has sent a client's change. PulseAudio announces a client as it connects, before the app
-    /// has named itself, and sends a change once it has: from then on a client's `new` is not asked about
-    /// (`PrefetchBox.ask`), the change is. pipewire-pulse announces a client with its properties and sends no
-    /// change, so there every `new` is asked about.
-    var serverSendsClientChanges = false
     /// How many such reads were sent with a new stream's query (the tests count them).
     var restoreReadsSent: UInt64 = 0
     /// Events read and not yet handed over, oldest first: while a new stream's info is on its way, the events
@@ -156,7 +151,6 @@ final class ContextCore: @unchecked Sendable {
         }
         // The module loaded may be module-stream-restore: the next new stream asks again.
         if case .changed(.module, .new, _) = event { core.streamRestoreMissing = false }
-        if case .changed(.client, .change, _) = event { core.serverSendsClientChanges = true }
         core.read(event)
     }
 

@@ -44,10 +44,8 @@ public struct PulsePrefetch: Sendable {
 extension PulseConnection {
     /// `listen(_:)`, with a new playback or record stream's (or client's) info asked for as its event is read and
     /// handed over with it when `prefetchingNewStreams` (nil when the query failed), and a playback stream's saved
-    /// entry in module-stream-restore with it. A client's change comes with its info too; its `new` does not once
-    /// the server has sent a client's change (PulseAudio follows every client's `new` with a change, once the app
-    /// has named itself). The events after such an event wait until its answers are in, so the order they
-    /// were read in is kept, for every subscriber of the connection. Call it once connected.
+    /// entry in module-stream-restore with it. The events after such an event wait until its answers are in, so
+    /// the order they were read in is kept, for every subscriber of the connection. Call it once connected.
     ///
     /// With `prefetchingChanges` too, a stream's or device's change (and a device's appearance) comes with its
     /// info the same way, asked for as the change was read. For a consumer that queries what changed, as the
@@ -133,10 +131,9 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
     }
 
     /// Asks for the info of the stream that `event` says is new, or of the client it says is new or changed (a
-    /// client names its process in a change right after it connects; a new one's only until the server has sent
-    /// such a change: `ContextCore.serverSendsClientChanges`), and with `changes` of the stream or device it says
-    /// changed (or the device it says is new); nil for any other event, or when libpulse refused the query. The
-    /// lock held.
+    /// client names its process in a change right after it connects), and with `changes` of the stream or device
+    /// it says changed (or the device it says is new); nil for any other event, or when libpulse refused the
+    /// query. The lock held.
     static func ask(for event: PulseEvent, context: OpaquePointer, core: ContextCore, changes: Bool) -> PrefetchBox? {
         guard case .changed(let facility, let change, let index) = event, change != .remove else { return nil }
         let box: PrefetchBox
@@ -157,7 +154,7 @@ final class PrefetchBox: PendingOperation, @unchecked Sendable {
         case .sourceOutput where change == .new || changes:
             box = PrefetchBox(name: "pa_context_get_source_output_info", core: core, stream: .sourceOutput(index))
             operation = pa_context_get_source_output_info(context, index, sourceOutputAnswered, box.userdata)
-        case .client where change == .change || !core.serverSendsClientChanges:
+        case .client:
             box = PrefetchBox(name: "pa_context_get_client_info", core: core)
             operation = pa_context_get_client_info(context, index, clientAnswered, box.userdata)
         case .sink where changes:
