@@ -128,12 +128,17 @@ package enum StreamOrigin: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Hashed as the engine's own numbers are (`NumberedKeyHash`): a server gives its streams' indices out in order.
     package func _rawHashValue(seed: Int) -> Int {
         switch self {
         case .sinkInput(let index): NumberedKeyHash.of(UInt64(index), seed: seed)
         case .sourceOutput(let index): NumberedKeyHash.of(1 << 32 | UInt64(index), seed: seed)
         case .client(let client, let number):
-            NumberedKeyHash.of(2 << 32 | UInt64(truncatingIfNeeded: client.rawValue) << 40 ^ UInt64(truncatingIfNeeded: number), seed: seed)
+            // Another client's streams may share a number: the client's goes above it.
+            NumberedKeyHash.of(
+                2 << 32 | UInt64(truncatingIfNeeded: client.rawValue) << 40 ^ UInt64(truncatingIfNeeded: number),
+                seed: seed
+            )
         }
     }
 }
