@@ -15,14 +15,13 @@ public enum NumberedKeyHash {
     }
 }
 
-extension SessionID {
+/// A key that is a number given out in order: its tables hash it by `NumberedKeyHash`.
+public protocol NumberedKey: Hashable, RawRepresentable<Int> {}
+
+extension NumberedKey {
     public func _rawHashValue(seed: Int) -> Int { NumberedKeyHash.of(UInt64(bitPattern: Int64(rawValue)), seed: seed) }
 }
 
-extension StreamID {
-    public func _rawHashValue(seed: Int) -> Int { NumberedKeyHash.of(UInt64(bitPattern: Int64(rawValue)), seed: seed) }
-}
-
-extension TimerID {
-    public func _rawHashValue(seed: Int) -> Int { NumberedKeyHash.of(UInt64(bitPattern: Int64(rawValue)), seed: seed) }
-}
+extension SessionID: NumberedKey {}
+extension StreamID: NumberedKey {}
+extension TimerID: NumberedKey {}
