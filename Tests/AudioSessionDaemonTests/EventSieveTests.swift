@@ -85,14 +85,18 @@ import Testing
     }
 
     /// A process's line is read once while a client of it is connected: a second client of the same process
-    /// takes it from the first; once none is left, the next one reads it again.
+    /// takes it from the first; once none is left, the next one reads the process's own stat again (its ID may be
+    /// another process's now), and the kept line only when that stat is not the one it was read with.
     @Test func aProcessWithAClientConnectedHasItsLineReadOnce() async throws {
         try await Self.withInfos { infos in
             let reads = Locked<[Int32]>([])
-            var sieve = EventSieve { processID in
-                reads.withLock { $0.append(processID) }
-                return [processID, 1_000 + processID]
-            }
+            let starts = Locked<[Int32: UInt64]>([40: 7, 50: 7])
+            var sieve = EventSieve(
+                lines: ProcessLineMemory { processID in
+                    reads.withLock { $0.append(processID) }
+                    if processID >= 1_000 { return ProcessStat(parent: 1, start: 1) }
+                    return ProcessStat(parent: 1_000 + processID, start: starts.withLock { $0[processID] })
+                })
             func named(_ index: UInt32, _ processID: Int32) -> PulsePrefetch.Info {
                 var client = infos.ownClient
                 client.index = index
@@ -102,19 +106,25 @@ import Testing
             #expect(sieve.sift(.changed(.client, .change, index: 1), info: named(1, 40)) == .keep)
             #expect(sieve.sift(.changed(.client, .change, index: 2), info: named(2, 40)) == .keep)
             #expect(sieve.sift(.changed(.client, .change, index: 3), info: named(3, 50)) == .keep)
-            #expect(reads.withLock { $0 } == [40, 50])
+            #expect(reads.withLock { $0 } == [40, 1_040, 50, 1_050])
             #expect(sieve.clientLines[2]?.line == [40, 1_040])
             #expect(sieve.clientLines[3]?.line == [50, 1_050])
             // The first client goes: the second still has the line for a third.
             #expect(sieve.sift(.changed(.client, .remove, index: 1), info: nil) == .keep)
             #expect(sieve.sift(.changed(.client, .change, index: 4), info: named(4, 40)) == .keep)
-            #expect(reads.withLock { $0 } == [40, 50])
+            #expect(reads.withLock { $0 } == [40, 1_040, 50, 1_050])
             #expect(sieve.clientLines[4]?.line == [40, 1_040])
-            // None of the process is left: its next client's line is read (its ID may be another process's now).
+            // None of the process is left: its next client's process is read, the same process, its line kept.
             #expect(sieve.sift(.changed(.client, .remove, index: 2), info: nil) == .keep)
             #expect(sieve.sift(.changed(.client, .remove, index: 4), info: nil) == .keep)
             #expect(sieve.sift(.changed(.client, .change, index: 5), info: named(5, 40)) == .keep)
-            #expect(reads.withLock { $0 } == [40, 50, 40])
+            #expect(reads.withLock { $0 } == [40, 1_040, 50, 1_050, 40])
+            #expect(sieve.clientLines[5]?.line == [40, 1_040])
+            // Another process took the ID: its line is read through.
+            #expect(sieve.sift(.changed(.client, .remove, index: 5), info: nil) == .keep)
+            starts.withLock { $0[40] = 8 }
+            #expect(sieve.sift(.changed(.client, .change, index: 6), info: named(6, 40)) == .keep)
+            #expect(reads.withLock { $0 } == [40, 1_040, 50, 1_050, 40, 40, 1_040])
         }
     }
 

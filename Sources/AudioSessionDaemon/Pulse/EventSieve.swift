@@ -10,8 +10,9 @@ import PulseBackend
 /// - A client's events. An app connects before it opens its stream, and names its process right after
 ///   (`application.process.id`): the process line (section 6b, `ProcessLine`) is read then, here, and kept until
 ///   the client goes, off the path from the stream's event to the orders that answer it. A process with another
-///   client still connected has its line taken from that one, not read again (an app with several connections,
-///   a phone app that connects for each call: about six stat files a connection otherwise).
+///   client still connected has its line taken from that one, not read again (an app with several connections);
+///   one whose clients all went has it from `ProcessLineMemory`, for one stat file (a phone app that connects for
+///   each call: about six a connection otherwise).
 /// - Card and module events, which the daemon does not use.
 ///
 /// Only libpulse's thread touches it (the connection's listener), one event at a time; the loop reads the
@@ -24,11 +25,11 @@ struct EventSieve {
     private var sources: [UInt32: PulseSource] = [:]
     /// Each client's process and its process line, read as the client named its process.
     private(set) var clientLines: [UInt32: (processID: Int32, line: [Int32])] = [:]
-    /// Reads a process's line: `ProcessLine.of`, or a test's stand-in that counts the reads.
-    private let readLine: @Sendable (Int32) -> [Int32]
+    /// The lines read before, the processes' clients gone or not.
+    private var lines: ProcessLineMemory
 
-    init(readLine: @escaping @Sendable (Int32) -> [Int32] = { ProcessLine.of($0) }) {
-        self.readLine = readLine
+    init(lines: ProcessLineMemory = ProcessLineMemory()) {
+        self.lines = lines
     }
 
     /// Whether `event`, with the info asked for as it was read (`info`; nil when none was asked for or the query
@@ -50,7 +51,7 @@ struct EventSieve {
                 clientLines[index]?.processID != processID
             {
                 let known = clientLines.values.first { $0.processID == processID }
-                clientLines[index] = (processID, known?.line ?? readLine(processID))
+                clientLines[index] = (processID, known?.line ?? lines.line(of: processID))
             }
             return .keep
         case (.client, _, _), (.card, _, _), (.module, _, _):
