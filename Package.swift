@@ -55,7 +55,10 @@ let package = Package(
             providers: [.apt(["libpulse-dev"])]
         ),
         // One thin Swift layer over libpulse: a connection on one threaded mainloop, typed errors.
-        .target(name: "PulseBackend", dependencies: ["Locking", "CPulse"]),
+        // libpulse's wake-ups of its mainloop from the mainloop's own thread left out (wakeup.c); the daemon's
+        // executable exports the function so that libpulse's calls reach it.
+        .target(name: "CPulseLoop", dependencies: ["CPulse"]),
+        .target(name: "PulseBackend", dependencies: ["Locking", "CPulse", "CPulseLoop"]),
         // libsystemd's sd-bus, as the system has it.
         .systemLibrary(
             name: "CSystemd",
@@ -124,6 +127,9 @@ let package = Package(
             // parts in the binary about half as much.
             // The static FoundationEssentials does not name two archives it needs (its collections and C shims).
             linkerSettings: [
+                // Every configuration: libpulse's calls of pa_mainloop_wakeup reach the daemon's (CPulseLoop)
+                // only when the executable exports it.
+                .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=pa_mainloop_wakeup"]),
                 .unsafeFlags(
                     [
                         "-static-stdlib", "-use-ld=lld",

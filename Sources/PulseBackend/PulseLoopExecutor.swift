@@ -1,4 +1,5 @@
 internal import CPulse
+internal import CPulseLoop
 import Glibc
 import Locking
 import Synchronization
@@ -12,8 +13,10 @@ import Synchronization
 /// held, between libpulse's own callbacks, so they must not block on anything that waits for libpulse's thread.
 ///
 /// Jobs enqueued from other threads wake the loop through an eventfd, never through the mainloop lock: the
-/// enqueuing thread does not wait for the job or callback that is running. Before the connection is made and
-/// after it is closed, jobs run on the global executor.
+/// enqueuing thread does not wait for the job or callback that is running. Jobs enqueued on the loop's own thread
+/// (a libpulse callback resuming a task) enable a deferred event instead, which runs them before the loop polls
+/// again: no descriptor written or read, and no wake-up of libpulse's either (CPulseLoop). Before the connection
+/// is made and after it is closed, jobs run on the global executor.
 public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
     private struct Queue {
         var jobs: [UnownedJob] = []
@@ -28,6 +31,12 @@ public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
     private let queue = Locked(Queue())
     /// The io event that drains `queue`; only touched with the mainloop lock held.
     private nonisolated(unsafe) var drainEvent: OpaquePointer?
+    /// The deferred event that drains `queue` after jobs enqueued on the loop's thread; only touched with the
+    /// mainloop lock held.
+    private nonisolated(unsafe) var drainDeferred: OpaquePointer?
+    /// `drain` is running, and takes the jobs enqueued meanwhile before it returns; only touched on the loop's
+    /// thread (a callback run `runAsJob` is not in it).
+    private nonisolated(unsafe) var inDrain = false
     /// The mainloop's API while attached; only touched with the mainloop lock held.
     private nonisolated(unsafe) var api: UnsafeMutablePointer<pa_mainloop_api>?
     /// The timers armed on the mainloop (`startTimer`); only touched with the mainloop lock held.
@@ -41,7 +50,23 @@ public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
+        if isLoopThread, let api, let drainDeferred {
+            // In one of libpulse's callbacks (or a job), the mainloop lock held: it dispatches now, and takes
+            // the deferred event before it polls again. A job's job is taken by the drain running it.
+            queue.withLock { $0.jobs.append(job) }
+            if !inDrain { api.pointee.defer_enable(drainDeferred, 1) }
+            return
+        }
         if !queueAndWake({ $0.jobs.append(job) }) { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+    }
+
+    /// How many of libpulse's wake-ups of its mainloop were left out on the calling thread (CPulseLoop): a test's
+    /// view, on the loop's thread, that libpulse's calls reach the executable's `pa_mainloop_wakeup`.
+    public static var wakeupsLeftOutOnThisThread: UInt { UInt(asd_mainloop_wakeups_left_out()) }
+
+    /// Whether the calling thread is the one that runs this executor's mainloop (marked by its first drain).
+    private var isLoopThread: Bool {
+        pthread_getspecific(Self.loopThreadKey) == Unmanaged.passUnretained(self).toOpaque()
     }
 
     /// Adds to the queue (`add`) and wakes the loop unless it is woken already; false, with nothing added, when
@@ -98,12 +123,22 @@ public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
             if descriptor >= 0 { close(descriptor) }
             throw PulseError(code: .init(rawValue: Int32(PA_ERR_INTERNAL.rawValue)), operation: "eventfd")
         }
+        guard let deferred = api.pointee.defer_new(api, Self.deferredDrainThunk, Unmanaged.passUnretained(self).toOpaque())
+        else {
+            api.pointee.io_free(event)
+            close(descriptor)
+            throw PulseError(code: .init(rawValue: Int32(PA_ERR_INTERNAL.rawValue)), operation: "defer_new")
+        }
+        api.pointee.defer_enable(deferred, 0)
         drainEvent = event
+        drainDeferred = deferred
         self.api = api
         queue.withLock { queue in
             queue.wakeup = descriptor
-            // Jobs enqueued before went to the global executor; none wait here.
-            queue.woken = false
+            // Jobs enqueued before went to the global executor; none wait here. One drain at once all the same:
+            // it marks the loop's thread as such (`isLoopThread`, CPulseLoop) before any callback runs there.
+            queue.woken = true
+            _ = eventfd_write(descriptor, 1)
         }
     }
 
@@ -112,6 +147,8 @@ public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
     func detach(from api: UnsafeMutablePointer<pa_mainloop_api>) {
         if let drainEvent { api.pointee.io_free(drainEvent) }
         drainEvent = nil
+        if let drainDeferred { api.pointee.defer_free(drainDeferred) }
+        drainDeferred = nil
         // A timer goes with its loop: none fires after this.
         for event in armedTimers.values { api.pointee.time_free(event) }
         armedTimers = [:]
@@ -130,13 +167,29 @@ public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
         Unmanaged<PulseLoopExecutor>.fromOpaque(userdata!).takeUnretainedValue().drain(descriptor)
     }
 
-    /// Runs the waiting jobs, and those they enqueue, in order, until none is left. On libpulse's thread.
-    private func drain(_ descriptor: Int32) {
-        var count: eventfd_t = 0
-        _ = eventfd_read(descriptor, &count)
+    private static let deferredDrainThunk: pa_defer_event_cb_t = { _, _, userdata in
+        Unmanaged<PulseLoopExecutor>.fromOpaque(userdata!).takeUnretainedValue().drain(nil)
+    }
+
+    /// Runs the waiting jobs, and those they enqueue, in order, until none is left. On libpulse's thread, from
+    /// the eventfd's io event (`descriptor`) or the deferred event (nil).
+    private func drain(_ descriptor: Int32?) {
+        if let descriptor {
+            var count: eventfd_t = 0
+            _ = eventfd_read(descriptor, &count)
+        }
+        if let api, let drainDeferred { api.pointee.defer_enable(drainDeferred, 0) }
         let marker = Unmanaged.passUnretained(self).toOpaque()
+        if pthread_getspecific(Self.loopThreadKey) != marker, let api {
+            pthread_setspecific(Self.loopThreadKey, marker)
+            asd_mainloop_runs_on_this_thread(api)
+        }
         pthread_setspecific(Self.drainingKey, marker)
-        defer { pthread_setspecific(Self.drainingKey, nil) }
+        inDrain = true
+        defer {
+            pthread_setspecific(Self.drainingKey, nil)
+            inDrain = false
+        }
         while true {
             let (loopWork, jobs) = queue.withLock { queue in
                 if queue.jobs.isEmpty && queue.loopWork.isEmpty { queue.woken = false }
@@ -148,6 +201,13 @@ public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
             for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
         }
     }
+
+    /// The thread-specific value that names the executor whose mainloop the thread runs.
+    private static let loopThreadKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
 
     /// The thread-specific value that names the executor whose jobs the thread is running.
     private static let drainingKey: pthread_key_t = {

@@ -35,6 +35,30 @@ struct PulseLoopExecutorTests {
         }
     }
 
+    /// A request sent from libpulse's own thread asks libpulse to wake its mainloop twice (its deferred write, its
+    /// reply's timer), and a task resumed there would write the executor's eventfd: none of it is done there
+    /// (CPulseLoop, the executor's deferred event), and every answer still comes.
+    @Test func requestsFromLibpulsesThreadLeaveItsWakeupsOut() async throws {
+        try await withPrivatePulseServer { server in
+            let connection = try await connected(to: server)
+            defer { connection.close() }
+            let music = try await PulsePlaybackStream.open(server: server.server, name: "music", properties: [:])
+            defer { music.close() }
+            let (before, after, answered) = await withTaskExecutorPreference(connection.executor) {
+                // The first answer brings the task to libpulse's thread.
+                _ = try? await connection.sinkInput(music.sinkInputIndex)
+                let before = PulseLoopExecutor.wakeupsLeftOutOnThisThread
+                var answered = 0
+                for _ in 0..<5 where (try? await connection.sinkInput(music.sinkInputIndex)) != nil { answered += 1 }
+                _ = await connection.apply([.sinkInputMute(music.sinkInputIndex, true)])
+                return (before, PulseLoopExecutor.wakeupsLeftOutOnThisThread, answered)
+            }
+            #expect(answered == 5)
+            #expect(after >= before + 12, "left out \(after - before) of libpulse's wake-ups for six requests")
+            #expect(try await connection.sinkInput(music.sinkInputIndex)?.muted == true)
+        }
+    }
+
     /// Work handed over from another thread (as a verdict from the policy's loop) wakes the loop; a task whose
     /// connection was closed, or never made, still runs to its end.
     @Test func workFromOtherThreadsIsTakenAndNothingIsStrandedByClose() async throws {
