@@ -91,7 +91,7 @@ import Testing
         ("4242 (mpv) S 99999999999 1", nil),
     ] as [(String, Int32?)])
     func theParentIsReadPastTheCommandName(stat: String, parent: Int32?) {
-        #expect(ProcessLine.parentID(inStat: Array(stat.utf8)) == parent)
+        #expect(ProcessLine.stat(inStat: Array(stat.utf8))?.parent == parent)
     }
 
     @Test func theProcessLineStopsAtProcessOneAtAMissingProcessAndAtALoop() throws {

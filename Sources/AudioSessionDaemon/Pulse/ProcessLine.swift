@@ -52,11 +52,6 @@ enum ProcessLine {
         }
     }
 
-    /// The parent's ID from a /proc/PID/stat line: `pid (comm) state ppid ...`.
-    static func parentID<Bytes: BidirectionalCollection<UInt8>>(inStat stat: Bytes) -> Int32? {
-        Self.stat(inStat: stat)?.parent
-    }
-
     /// The parent (the 2nd field after the command name) and the start time (the 20th) of a /proc/PID/stat line:
     /// `pid (comm) state ppid pgrp ... starttime ...`. The command name may hold spaces and parentheses, so the
     /// fields are counted from the last ')'. Read byte by byte, with no string made: a new app's stat lines (one
