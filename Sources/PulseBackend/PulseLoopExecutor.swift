@@ -62,7 +62,7 @@ public final class PulseLoopExecutor: TaskExecutor, @unchecked Sendable {
 
     /// How many of libpulse's wake-ups of its mainloop were left out on the calling thread (CPulseLoop): a test's
     /// view, on the loop's thread, that libpulse's calls reach the executable's `pa_mainloop_wakeup`.
-    public static var wakeupsLeftOutOnThisThread: UInt { UInt(asd_mainloop_wakeups_left_out()) }
+    package static var wakeupsLeftOutOnThisThread: UInt { UInt(asd_mainloop_wakeups_left_out()) }
 
     /// Whether the calling thread is the one that runs this executor's mainloop (marked by its first drain).
     private var isLoopThread: Bool {
